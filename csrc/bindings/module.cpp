@@ -1,0 +1,14 @@
+// The only PYBIND11_MODULE of ovmsx: the private extension ovmsx._core.
+#include <pybind11/pybind11.h>
+
+#include "bindings/register.h"
+#include "core/runtime_info.h"
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "ovmsx C++ core: Tensor, BYTES codec, status table. Private; use ovmsx / pyovms.";
+  ovmsx::bindings::register_status(m);
+  ovmsx::bindings::register_tensor(m);
+  ovmsx::bindings::register_bytes_codec(m);
+  m.def("openvino_version", &ovmsx::openvino_version,
+        "Build number of the OpenVINO runtime _core is linked with.");
+}

@@ -1,0 +1,12 @@
+// One register_<thing> per bound concept; module.cpp calls them in order.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace ovmsx::bindings {
+
+void register_status(pybind11::module_& m);
+void register_tensor(pybind11::module_& m);
+void register_bytes_codec(pybind11::module_& m);
+
+}  // namespace ovmsx::bindings

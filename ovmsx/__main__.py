@@ -1,0 +1,5 @@
+import sys
+
+from ovmsx.cli import main
+
+sys.exit(main())
