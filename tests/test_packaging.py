@@ -1,0 +1,48 @@
+"""The installed package loads on its own: no environment variables, the pinned OpenVINO."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import openvino
+
+import ovmsx
+from ovmsx import _core
+
+
+def clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "PYTHONPATH")}
+
+
+def test_import_needs_no_environment(tmp_path: Path) -> None:
+    # Run from an empty folder so nothing but the installed package can be imported.
+    result = subprocess.run(
+        [sys.executable, "-c", "from pyovms import Tensor; print(Tensor('x', b'ab').datatype)"],
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "UINT8"
+
+
+def test_core_links_the_openvino_of_the_wheel() -> None:
+    assert _core.openvino_version() == openvino.get_version()
+
+
+def test_cli_prints_versions(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ovmsx", "--version"],
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert f"ovmsx {ovmsx.__version__}" in result.stdout
+    assert openvino.get_version() in result.stdout
