@@ -24,7 +24,9 @@ import numpy as np
 from ovmsx import _core
 
 if TYPE_CHECKING:
-    from typing_extensions import Buffer, TypeAlias
+    from typing import TypeAlias
+
+    from typing_extensions import Buffer
 
     from ovmsx._core import Tensor
 

@@ -36,7 +36,7 @@ def reference_unpack(buffer: bytes) -> list[bytes]:
 def reference_padded(items: list[bytes]) -> np.ndarray:
     width = max((len(item) for item in items), default=0) + 1
     rows = np.zeros((len(items), width), np.uint8)
-    for row, item in zip(rows, items):
+    for row, item in zip(rows, items, strict=True):
         row[: len(item)] = np.frombuffer(item, np.uint8)
     return rows
 
@@ -77,7 +77,8 @@ def test_element_count_is_checked(items: list[bytes], count: int) -> None:
     if count == len(items):
         assert bytes_codec.unpack(packed, count) == items
     else:
-        with pytest.raises(ValueError, match=f"holds {len(items)} elements; the shape needs {count}"):
+        message = f"holds {len(items)} elements; the shape needs {count}"
+        with pytest.raises(ValueError, match=message):
             bytes_codec.unpack(packed, count)
 
 
@@ -105,7 +106,7 @@ def test_error_names_element_and_offset() -> None:
         bytes_codec.unpack(packed[:-2])
     with pytest.raises(ValueError, match="element 2 at byte offset 13: length prefix truncated"):
         bytes_codec.unpack(packed + b"\x01")
-    with pytest.raises(ValueError) as error:
+    with pytest.raises(ValueError, match="declares 4294967295 bytes but only 0 follow") as error:
         bytes_codec.unpack(b"\xff\xff\xff\xff")
     assert error.value.code is StatusCode.INVALID_INPUT_FORMAT
 
@@ -127,7 +128,8 @@ def test_buffers_are_elements_too() -> None:
 
 
 def test_bad_element_is_named() -> None:
-    with pytest.raises(TypeError, match="element 1 must be bytes, str or a contiguous buffer, got int"):
+    message = "element 1 must be bytes, str or a contiguous buffer, got int"
+    with pytest.raises(TypeError, match=message):
         bytes_codec.pack([b"ok", 7])
 
 

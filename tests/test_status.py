@@ -24,17 +24,32 @@ OVMS_TABLE = [
     ("MODEL_NAME_MISSING", "Model with requested name is not found", NOT_FOUND, 404),
     ("MODEL_VERSION_MISSING", "Model with requested version is not found", NOT_FOUND, 404),
     ("MODEL_MISSING", "Model with requested name and/or version is not found", NOT_FOUND, 404),
-    ("PIPELINE_DEFINITION_NAME_MISSING", "Pipeline with requested name is not found", NOT_FOUND, 404),
+    (
+        "PIPELINE_DEFINITION_NAME_MISSING",
+        "Pipeline with requested name is not found",
+        NOT_FOUND,
+        404,
+    ),
     (
         "MEDIAPIPE_DEFINITION_NAME_MISSING",
         "Mediapipe graph definition with requested name is not found",
         NOT_FOUND,
         404,
     ),
-    ("MODEL_VERSION_NOT_LOADED_YET", "Model with requested version is not loaded yet", UNAVAILABLE, 404),
+    (
+        "MODEL_VERSION_NOT_LOADED_YET",
+        "Model with requested version is not loaded yet",
+        UNAVAILABLE,
+        404,
+    ),
     ("MODEL_VERSION_NOT_LOADED_ANYMORE", "Model with requested version is retired", NOT_FOUND, 404),
     ("MEDIAPIPE_DEFINITION_NOT_LOADED_YET", "Mediapipe is not loaded yet", UNAVAILABLE, 500),
-    ("MODEL_VERSION_INVALID_FORMAT", "invalid model version format in request", INVALID_ARGUMENT, 500),
+    (
+        "MODEL_VERSION_INVALID_FORMAT",
+        "invalid model version format in request",
+        INVALID_ARGUMENT,
+        500,
+    ),
     ("INVALID_NO_OF_INPUTS", "Invalid number of inputs", INVALID_ARGUMENT, 400),
     ("INVALID_MISSING_INPUT", "Missing input with specific name", INVALID_ARGUMENT, 400),
     ("INVALID_UNEXPECTED_INPUT", "Unexpected input", INVALID_ARGUMENT, 400),
@@ -56,7 +71,12 @@ OVMS_TABLE = [
         INVALID_ARGUMENT,
         400,
     ),
-    ("INVALID_INPUT_FORMAT", "Inputs inside buffer does not match expected format.", INVALID_ARGUMENT, 400),
+    (
+        "INVALID_INPUT_FORMAT",
+        "Inputs inside buffer does not match expected format.",
+        INVALID_ARGUMENT,
+        400,
+    ),
     ("MEDIAPIPE_EXECUTION_ERROR", "Mediapipe execution failed. MP status", INVALID_ARGUMENT, 400),
     ("MEDIAPIPE_PRECONDITION_FAILED", "Mediapipe graph precondition failed", UNKNOWN, 412),
     (
@@ -79,7 +99,12 @@ OVMS_TABLE = [
         204,
     ),
     ("NODE_LIBRARY_EXECUTION_FAILED", "Custom node failed during execution", UNKNOWN, 500),
-    ("NODE_LIBRARY_INVALID_CONTENT_SIZE", "Custom node output has invalid content size", UNKNOWN, 500),
+    (
+        "NODE_LIBRARY_INVALID_CONTENT_SIZE",
+        "Custom node output has invalid content size",
+        UNKNOWN,
+        500,
+    ),
     ("NOT_IMPLEMENTED", "Functionality not implemented", UNKNOWN, 500),
     ("INTERNAL_ERROR", "Internal server error", INTERNAL, 500),
     ("UNKNOWN_ERROR", "Unknown error", UNKNOWN, 500),
@@ -141,4 +166,7 @@ def test_cpp_errors_arrive_as_status_errors() -> None:
     with pytest.raises(StatusError) as error:
         bytes_codec.unpack(b"\x01\x00")
     assert error.value.code is StatusCode.INVALID_INPUT_FORMAT
-    assert error.value.details == "BYTES element 0 at byte offset 0: length prefix truncated, 2 of 4 bytes present"
+    assert (
+        error.value.details
+        == "BYTES element 0 at byte offset 0: length prefix truncated, 2 of 4 bytes present"
+    )

@@ -237,7 +237,7 @@ def test_constructor_spellings() -> None:
         Tensor("d", array, data=array)
     with pytest.raises(TypeError, match="missing its buffer"):
         Tensor("e")
-    with pytest.raises(TypeError, match="buffer protocol.*got int"):
+    with pytest.raises(TypeError, match=r"buffer protocol.*got int"):
         Tensor("f", 42)
 
 

@@ -42,9 +42,7 @@ PyBufferView::~PyBufferView() {
   }
 }
 
-bool PyBufferView::c_contiguous() const {
-  return PyBuffer_IsContiguous(view_.get(), 'C') != 0;
-}
+bool PyBufferView::c_contiguous() const { return PyBuffer_IsContiguous(view_.get(), 'C') != 0; }
 
 MemoryOwner PyBufferView::into_owner() && {
   return std::shared_ptr<Py_buffer>(view_.release(), ReleaseWithGil{});
@@ -60,9 +58,8 @@ ContiguousBytes contiguous_bytes(py::handle source, const char* what) {
   } else if (info.ndim == 1) {
     shape.push_back(static_cast<std::size_t>(info.len / info.itemsize));
   }
-  BufferLayout layout = BufferLayout::contiguous(info.format ? info.format : "B",
-                                                 static_cast<std::size_t>(info.itemsize),
-                                                 std::move(shape));
+  BufferLayout layout = BufferLayout::contiguous(
+      info.format ? info.format : "B", static_cast<std::size_t>(info.itemsize), std::move(shape));
   if (view.c_contiguous()) {
     const auto* data = static_cast<const std::uint8_t*>(info.buf);
     return {data, std::move(layout), std::move(view).into_owner()};

@@ -73,8 +73,8 @@ py::tuple shape_tuple(const Tensor& tensor) {
 
 std::string tensor_repr(const Tensor& tensor) {
   return "Tensor(name=" + std::string(py::repr(py::str(tensor.name()))) +
-         ", shape=" + std::string(py::repr(shape_tuple(tensor))) + ", datatype=" +
-         std::string(py::repr(py::str(tensor.datatype()))) +
+         ", shape=" + std::string(py::repr(shape_tuple(tensor))) +
+         ", datatype=" + std::string(py::repr(py::str(tensor.datatype()))) +
          ", size=" + std::to_string(tensor.size()) + ")";
 }
 

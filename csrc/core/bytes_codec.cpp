@@ -106,14 +106,14 @@ void pack_padded(const std::vector<ByteView>& items, std::size_t width, std::uin
   }
 }
 
-std::vector<ByteView> unpack_padded(const std::uint8_t* data, std::size_t rows,
-                                    std::size_t width) {
+std::vector<ByteView> unpack_padded(const std::uint8_t* data, std::size_t rows, std::size_t width) {
   std::vector<ByteView> items;
   items.reserve(rows);
   for (std::size_t row = 0; row < rows; ++row) {
     const std::uint8_t* begin = data + row * width;
     const void* zero = width ? std::memchr(begin, 0, width) : nullptr;
-    const std::size_t length = zero ? static_cast<std::size_t>(static_cast<const std::uint8_t*>(zero) - begin) : width;
+    const std::size_t length =
+        zero ? static_cast<std::size_t>(static_cast<const std::uint8_t*>(zero) - begin) : width;
     items.push_back({begin, length});
   }
   return items;

@@ -41,13 +41,14 @@ enum class GrpcCode : std::uint8_t {
   X(MODEL_VERSION_MISSING, "Model with requested version is not found", NOT_FOUND, 404)            \
   X(MODEL_MISSING, "Model with requested name and/or version is not found", NOT_FOUND, 404)        \
   X(PIPELINE_DEFINITION_NAME_MISSING, "Pipeline with requested name is not found", NOT_FOUND, 404) \
-  X(MEDIAPIPE_DEFINITION_NAME_MISSING, "Mediapipe graph definition with requested name is not found", \
-    NOT_FOUND, 404)                                                                                \
+  X(MEDIAPIPE_DEFINITION_NAME_MISSING,                                                             \
+    "Mediapipe graph definition with requested name is not found", NOT_FOUND, 404)                 \
   X(MODEL_VERSION_NOT_LOADED_YET, "Model with requested version is not loaded yet", UNAVAILABLE,   \
     404)                                                                                           \
   X(MODEL_VERSION_NOT_LOADED_ANYMORE, "Model with requested version is retired", NOT_FOUND, 404)   \
   X(MEDIAPIPE_DEFINITION_NOT_LOADED_YET, "Mediapipe is not loaded yet", UNAVAILABLE, 500)          \
-  X(MODEL_VERSION_INVALID_FORMAT, "invalid model version format in request", INVALID_ARGUMENT, 500) \
+  X(MODEL_VERSION_INVALID_FORMAT, "invalid model version format in request", INVALID_ARGUMENT,     \
+    500)                                                                                           \
   X(INVALID_NO_OF_INPUTS, "Invalid number of inputs", INVALID_ARGUMENT, 400)                       \
   X(INVALID_MISSING_INPUT, "Missing input with specific name", INVALID_ARGUMENT, 400)              \
   X(INVALID_UNEXPECTED_INPUT, "Unexpected input", INVALID_ARGUMENT, 400)                           \
@@ -55,29 +56,31 @@ enum class GrpcCode : std::uint8_t {
   X(INVALID_SHAPE, "Invalid input shape", INVALID_ARGUMENT, 400)                                   \
   X(INVALID_BATCH_SIZE, "Invalid input batch size", INVALID_ARGUMENT, 400)                         \
   X(INVALID_PRECISION, "Invalid input precision", INVALID_ARGUMENT, 400)                           \
-  X(INVALID_VALUE_COUNT, "Invalid number of values in tensor proto container", INVALID_ARGUMENT,  \
+  X(INVALID_VALUE_COUNT, "Invalid number of values in tensor proto container", INVALID_ARGUMENT,   \
     400)                                                                                           \
   X(INVALID_CONTENT_SIZE, "Invalid content size of tensor proto", INVALID_ARGUMENT, 400)           \
   X(INVALID_MESSAGE_STRUCTURE,                                                                     \
     "Passing buffers both in ModelInferRequest::InferInputTensor::contents and in "                \
     "ModelInferRequest::raw_input_contents is not allowed",                                        \
     INVALID_ARGUMENT, 400)                                                                         \
-  X(INVALID_INPUT_FORMAT, "Inputs inside buffer does not match expected format.", INVALID_ARGUMENT, \
-    400)                                                                                           \
+  X(INVALID_INPUT_FORMAT, "Inputs inside buffer does not match expected format.",                  \
+    INVALID_ARGUMENT, 400)                                                                         \
   X(MEDIAPIPE_EXECUTION_ERROR, "Mediapipe execution failed. MP status", INVALID_ARGUMENT, 400)     \
   X(MEDIAPIPE_PRECONDITION_FAILED, "Mediapipe graph precondition failed", UNKNOWN, 412)            \
   X(MEDIAPIPE_GRAPH_INITIALIZATION_ERROR, "Failed to initialize mediapipe graph",                  \
     FAILED_PRECONDITION, 500)                                                                      \
-  X(MEDIAPIPE_GRAPH_ADD_PACKET_INPUT_STREAM, "Failed to add packet to mediapipe graph input stream", \
-    FAILED_PRECONDITION, 412)                                                                      \
+  X(MEDIAPIPE_GRAPH_ADD_PACKET_INPUT_STREAM,                                                       \
+    "Failed to add packet to mediapipe graph input stream", FAILED_PRECONDITION, 412)              \
   X(MEDIAPIPE_INVALID_TIMESTAMP, "Malformed packet timestamp", UNKNOWN, 500)                       \
-  X(PIPELINE_DEMULTIPLEXER_NO_RESULTS, "Pipeline execution aborted due to no content from custom node", \
-    ABORTED, 204)                                                                                  \
-  X(PIPELINE_DEFINITION_INVALID_NODE_LIBRARY, "Pipeline refers to incorrect library", UNKNOWN, 500)                                                                      \
-  X(NODE_LIBRARY_MISSING, "Custom node library not found", UNKNOWN, 500)                         \
-  X(NODE_LIBRARY_LOAD_FAILED_OPEN, "Custom node library failed to open", UNKNOWN, 500) \
-  X(NODE_LIBRARY_LOAD_FAILED_SYM, "Custom node library failed to load symbol", UNKNOWN, 500)                                                                                           \
-  X(NODE_LIBRARY_INITIALIZE_FAILED, "Failure during custom node library initialization", UNKNOWN, 500)                                                                      \
+  X(PIPELINE_DEMULTIPLEXER_NO_RESULTS,                                                             \
+    "Pipeline execution aborted due to no content from custom node", ABORTED, 204)                 \
+  X(PIPELINE_DEFINITION_INVALID_NODE_LIBRARY, "Pipeline refers to incorrect library", UNKNOWN,     \
+    500)                                                                                           \
+  X(NODE_LIBRARY_MISSING, "Custom node library not found", UNKNOWN, 500)                           \
+  X(NODE_LIBRARY_LOAD_FAILED_OPEN, "Custom node library failed to open", UNKNOWN, 500)             \
+  X(NODE_LIBRARY_LOAD_FAILED_SYM, "Custom node library failed to load symbol", UNKNOWN, 500)       \
+  X(NODE_LIBRARY_INITIALIZE_FAILED, "Failure during custom node library initialization", UNKNOWN,  \
+    500)                                                                                           \
   X(NODE_LIBRARY_METADATA_FAILED, "Custom node failed on metadata call", UNKNOWN, 500)             \
   X(NODE_LIBRARY_EXECUTION_FAILED, "Custom node failed during execution", UNKNOWN, 500)            \
   X(NODE_LIBRARY_OUTPUTS_CORRUPTED, "Custom node library has returned corrupted outputs handle",   \
@@ -86,15 +89,17 @@ enum class GrpcCode : std::uint8_t {
     "Custom node library has produced corrupted number of outputs", UNKNOWN, 500)                  \
   X(NODE_LIBRARY_INVALID_PRECISION, "Custom node has produced tensor with unspecified precision",  \
     UNKNOWN, 500)                                                                                  \
-  X(NODE_LIBRARY_INVALID_CONTENT_SIZE, "Custom node output has invalid content size", UNKNOWN, 500) \
+  X(NODE_LIBRARY_INVALID_CONTENT_SIZE, "Custom node output has invalid content size", UNKNOWN,     \
+    500)                                                                                           \
   X(NODE_LIBRARY_MISSING_OUTPUT, "Custom node output is missing", UNKNOWN, 500)                    \
   X(NODE_LIBRARY_OUTPUT_MISSING_NAME, "Custom node output is missing name", UNKNOWN, 500)          \
-  X(PYTHON_NODE_FILE_DOES_NOT_EXIST, "The Python Node file path does not exist", UNKNOWN, 500)                                                                      \
-  X(PYTHON_NODE_MISSING_OPTIONS, "The Python Node is missing options definition", UNKNOWN, 500)                                                                      \
-  X(PYTHON_NODE_MISSING_NAME, "The Python Node is missing name definition", UNKNOWN, 500)                                                                                           \
-  X(PYTHON_NODE_NAME_ALREADY_EXISTS, "The Python Node name is already present in nodes list", UNKNOWN, 500)                                                                      \
+  X(PYTHON_NODE_FILE_DOES_NOT_EXIST, "The Python Node file path does not exist", UNKNOWN, 500)     \
+  X(PYTHON_NODE_MISSING_OPTIONS, "The Python Node is missing options definition", UNKNOWN, 500)    \
+  X(PYTHON_NODE_MISSING_NAME, "The Python Node is missing name definition", UNKNOWN, 500)          \
+  X(PYTHON_NODE_NAME_ALREADY_EXISTS, "The Python Node name is already present in nodes list",      \
+    UNKNOWN, 500)                                                                                  \
   X(JSON_INVALID, "The file is not valid json", FAILED_PRECONDITION, 412)                          \
-  X(NOT_IMPLEMENTED, "Functionality not implemented", UNKNOWN, 500)                          \
+  X(NOT_IMPLEMENTED, "Functionality not implemented", UNKNOWN, 500)                                \
   X(INTERNAL_ERROR, "Internal server error", INTERNAL, 500)                                        \
   X(UNKNOWN_ERROR, "Unknown error", UNKNOWN, 500)
 

@@ -11,7 +11,8 @@ namespace {
 std::size_t checked_mul(std::size_t a, std::size_t b, const char* what) {
   std::size_t product = 0;
   if (__builtin_mul_overflow(a, b, &product)) {
-    throw StatusError(StatusCode::INVALID_SHAPE, std::string(what) + " overflows the address space");
+    throw StatusError(StatusCode::INVALID_SHAPE,
+                      std::string(what) + " overflows the address space");
   }
   return product;
 }
