@@ -22,6 +22,13 @@ constexpr std::size_t kReleaseGilBytes = 1 << 20;
 class ElementViews {
  public:
   explicit ElementViews(py::handle items) {
+    // A lone bytes or str is itself a sequence (of ints, of characters): almost surely a
+    // forgotten list around one element, so it is refused rather than packed piecewise.
+    if (PyBytes_Check(items.ptr()) || PyUnicode_Check(items.ptr()) ||
+        PyByteArray_Check(items.ptr())) {
+      throw py::type_error("BYTES elements must be an iterable of elements, got a single " +
+                           type_name(items) + "; wrap it in a list");
+    }
     sequence_ = py::reinterpret_steal<py::object>(
         PySequence_Fast(items.ptr(), "BYTES elements must be given as an iterable"));
     if (!sequence_) {
@@ -64,18 +71,21 @@ class ElementViews {
       return {reinterpret_cast<const std::uint8_t*>(utf8), static_cast<std::size_t>(size)};
     }
     if (PyObject_CheckBuffer(item)) {
-      exports_.push_back(std::make_unique<PyBufferView>(item, PyBUF_C_CONTIGUOUS, "element"));
-      const Py_buffer& view = exports_.back()->get();
-      return {static_cast<const std::uint8_t*>(view.buf), static_cast<std::size_t>(view.len)};
+      ContiguousBytes bytes = contiguous_bytes(item, "BYTES element");
+      owners_.push_back(std::move(bytes.owner));
+      return {bytes.data, bytes.layout.nbytes()};
     }
     throw py::type_error("BYTES element " + std::to_string(index) +
-                         " must be bytes, str or a contiguous buffer, got " +
-                         std::string(py::str(py::type::handle_of(item).attr("__name__"))));
+                         " must be bytes, str or a buffer, got " + type_name(item));
+  }
+
+  static std::string type_name(py::handle object) {
+    return py::str(py::type::handle_of(object).attr("__name__"));
   }
 
   py::object sequence_;
   std::vector<ByteView> views_;
-  std::vector<std::unique_ptr<PyBufferView>> exports_;
+  std::vector<MemoryOwner> owners_;  // buffer elements' exports (or copies, if strided)
 };
 
 py::bytes pack_items(py::handle items) {
@@ -98,15 +108,7 @@ py::bytes pack_items(py::handle items) {
   return out;
 }
 
-std::vector<ByteView> unpack_buffer(const PyBufferView& source, std::optional<std::size_t> count) {
-  const Py_buffer& view = source.get();
-  return unpack(static_cast<const std::uint8_t*>(view.buf), static_cast<std::size_t>(view.len),
-                count);
-}
-
-py::list unpack_to_bytes(py::handle buffer, std::optional<std::size_t> count) {
-  PyBufferView source(buffer, PyBUF_C_CONTIGUOUS, "BYTES buffer");
-  const std::vector<ByteView> items = unpack_buffer(source, count);
+py::list copies_of(const std::vector<ByteView>& items) {
   py::list out(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     out[i] = py::bytes(reinterpret_cast<const char*>(items[i].data), items[i].size);
@@ -114,17 +116,25 @@ py::list unpack_to_bytes(py::handle buffer, std::optional<std::size_t> count) {
   return out;
 }
 
+py::list unpack_to_bytes(py::handle buffer, std::optional<std::size_t> count) {
+  const ContiguousBytes source = contiguous_bytes(buffer, "BYTES buffer");
+  return copies_of(unpack(source.data, source.layout.nbytes(), count));
+}
+
 py::list unpack_to_views(py::handle buffer, std::optional<std::size_t> count) {
-  // Slices of one flat byte memoryview: each keeps the exporter alive, none copies.
-  py::object flat = py::memoryview(py::reinterpret_borrow<py::object>(buffer)).attr("cast")("B");
-  PyBufferView source(flat, PyBUF_C_CONTIGUOUS, "BYTES buffer");
-  const std::vector<ByteView> items = unpack_buffer(source, count);
-  const auto* base = static_cast<const std::uint8_t*>(source.get().buf);
+  ContiguousBytes source = contiguous_bytes(buffer, "BYTES buffer");
+  const std::size_t nbytes = source.layout.nbytes();
+  const std::vector<ByteView> items = unpack(source.data, nbytes, count);
+  // A BYTES Tensor over the source is a flat run of bytes whatever the source's format; each
+  // slice of its memoryview keeps it (and so the source) alive, and none copies.
+  const auto flat = Tensor::view("", "BYTES", {static_cast<std::int64_t>(nbytes)}, source.data,
+                                 nbytes, std::move(source.owner));
+  py::object bytes_view = py::memoryview(py::cast(flat));
   py::list out(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
-    const auto start = static_cast<py::ssize_t>(items[i].data - base);
+    const auto start = static_cast<py::ssize_t>(items[i].data - flat->data());
     const auto stop = start + static_cast<py::ssize_t>(items[i].size);
-    out[i] = flat[py::slice(start, stop, 1)];
+    out[i] = bytes_view[py::slice(start, stop, 1)];
   }
   return out;
 }
@@ -142,22 +152,14 @@ std::shared_ptr<Tensor> pack_padded_items(py::handle items, std::string name) {
 }
 
 py::list unpack_padded_buffer(py::handle buffer) {
-  PyBufferView source(buffer, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT, "padded string buffer");
-  const Py_buffer& view = source.get();
-  if (view.ndim != 2 || view.itemsize != 1) {
+  const ContiguousBytes source = contiguous_bytes(buffer, "padded string buffer");
+  const BufferLayout& layout = source.layout;
+  if (layout.shape.size() != 2 || layout.itemsize != 1) {
     throw py::value_error("padded strings must be a 2-D buffer of 1-byte items [N, width], got " +
-                          std::to_string(view.ndim) + "-D with itemsize " +
-                          std::to_string(view.itemsize));
+                          std::to_string(layout.shape.size()) + "-D with itemsize " +
+                          std::to_string(layout.itemsize));
   }
-  const auto rows = static_cast<std::size_t>(view.shape[0]);
-  const auto width = static_cast<std::size_t>(view.shape[1]);
-  const std::vector<ByteView> items =
-      unpack_padded(static_cast<const std::uint8_t*>(view.buf), rows, width);
-  py::list out(items.size());
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    out[i] = py::bytes(reinterpret_cast<const char*>(items[i].data), items[i].size);
-  }
-  return out;
+  return copies_of(unpack_padded(source.data, layout.shape[0], layout.shape[1]));
 }
 
 }  // namespace
