@@ -1,5 +1,6 @@
 #include "bindings/python_buffer.h"
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,34 +20,45 @@ struct ReleaseWithGil {
   }
 };
 
-}  // namespace
-
-PyBufferView::PyBufferView(py::handle source, int flags, const char* what)
-    : view_(std::make_unique<Py_buffer>()) {
-  if (PyObject_GetBuffer(source.ptr(), view_.get(), flags) != 0) {
-    view_.reset();
-    if (!PyObject_CheckBuffer(source.ptr())) {
-      PyErr_Clear();
-      throw py::type_error(std::string(what) +
-                           " must support the buffer protocol (bytes, bytearray, memoryview, "
-                           "numpy.ndarray, …), got " +
-                           std::string(py::str(py::type::handle_of(source).attr("__name__"))));
+// RAII over PyObject_GetBuffer / PyBuffer_Release.
+class PyBufferView {
+ public:
+  PyBufferView(py::handle source, int flags, const char* what)
+      : view_(std::make_unique<Py_buffer>()) {
+    if (PyObject_GetBuffer(source.ptr(), view_.get(), flags) != 0) {
+      view_.reset();
+      if (!PyObject_CheckBuffer(source.ptr())) {
+        PyErr_Clear();
+        throw py::type_error(std::string(what) +
+                             " must support the buffer protocol (bytes, bytearray, memoryview, "
+                             "numpy.ndarray, …), got " +
+                             std::string(py::str(py::type::handle_of(source).attr("__name__"))));
+      }
+      throw py::error_already_set();  // the exporter's own reason, e.g. a BufferError
     }
-    throw py::error_already_set();  // the exporter's own reason, e.g. a BufferError
   }
-}
-
-PyBufferView::~PyBufferView() {
-  if (view_) {
-    PyBuffer_Release(view_.get());
+  ~PyBufferView() {
+    if (view_) {
+      PyBuffer_Release(view_.get());
+    }
   }
-}
+  PyBufferView(const PyBufferView&) = delete;
+  PyBufferView& operator=(const PyBufferView&) = delete;
 
-bool PyBufferView::c_contiguous() const { return PyBuffer_IsContiguous(view_.get(), 'C') != 0; }
+  const Py_buffer& get() const { return *view_; }
 
-MemoryOwner PyBufferView::into_owner() && {
-  return std::shared_ptr<Py_buffer>(view_.release(), ReleaseWithGil{});
-}
+  // Moves the export into an owner that releases it when the last holder dies. Holding the
+  // export, not just a reference, is what the buffer protocol asks: e.g. a bytearray cannot be
+  // resized while exported, so the memory cannot move under a Tensor.
+  MemoryOwner into_owner() && {
+    return std::shared_ptr<Py_buffer>(view_.release(), ReleaseWithGil{});
+  }
+
+ private:
+  std::unique_ptr<Py_buffer> view_;
+};
+
+}  // namespace
 
 ContiguousBytes contiguous_bytes(py::handle source, const char* what) {
   // Strides and format are requested so that any exporter, strided or not, can answer.
@@ -60,7 +72,7 @@ ContiguousBytes contiguous_bytes(py::handle source, const char* what) {
   }
   BufferLayout layout = BufferLayout::contiguous(
       info.format ? info.format : "B", static_cast<std::size_t>(info.itemsize), std::move(shape));
-  if (view.c_contiguous()) {
+  if (PyBuffer_IsContiguous(&info, 'C')) {
     const auto* data = static_cast<const std::uint8_t*>(info.buf);
     return {data, std::move(layout), std::move(view).into_owner()};
   }
