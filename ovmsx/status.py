@@ -42,8 +42,7 @@ def status_info(code: StatusCode) -> StatusInfo:
 
 def render(code: StatusCode, details: str = "") -> str:
     """The client-facing text: the OVMS message, then ``" - " + details`` if there are any."""
-    message = _INFO[code].message
-    return f"{message} - {details}" if details else message
+    return _core.render_status(StatusCode(code), details)
 
 
 class StatusError(Exception):

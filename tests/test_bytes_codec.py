@@ -190,3 +190,17 @@ def test_views_of_a_typed_tensor_are_flat_bytes() -> None:
     packed = reference_pack([b"abc", b"d"])  # 12 bytes: three FP32 items to the buffer protocol
     tensor = Tensor("t", np.frombuffer(packed, np.float32))
     assert [bytes(view) for view in bytes_codec.unpack_views(tensor)] == [b"abc", b"d"]
+
+
+def test_large_packs_match_the_reference() -> None:
+    # Over 1 MiB, pack() copies with the GIL released, holding every element itself.
+    items = [b"a" * 700_000, "é" * 300_000, memoryview(b"xyz" * 100_000), b""]
+    expected = reference_pack([b"a" * 700_000, "é".encode() * 300_000, b"xyz" * 100_000, b""])
+    assert len(expected) > 1 << 20
+    assert bytes_codec.pack(items) == expected
+
+
+def test_an_impossible_count_is_reported_not_allocated() -> None:
+    packed = reference_pack([b"a", b"b"])
+    with pytest.raises(ValueError, match="holds 2 elements; the shape needs 1099511627776"):
+        bytes_codec.unpack(packed, count=2**40)

@@ -35,6 +35,19 @@ def test_core_links_the_openvino_of_the_wheel() -> None:
     assert _core.openvino_version() == openvino.get_version()
 
 
+def test_cli_without_a_server_says_so(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ovmsx"],
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "no server yet" in result.stderr
+
+
 def test_cli_prints_versions(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "ovmsx", "--version"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ovmsx import bytes_codec
+from ovmsx import _core, bytes_codec
 from ovmsx.status import (
     InvalidArgumentError,
     NotFoundError,
@@ -143,6 +143,13 @@ def test_rendering_appends_details_like_ovms() -> None:
     assert render(code) == "Invalid input shape"
     details = "Expected: (1,10); Actual: (1,9); input name: x"
     assert render(code, details) == f"Invalid input shape - {details}"
+
+
+def test_rendering_refuses_codes_outside_the_table() -> None:
+    with pytest.raises(ValueError, match="no StatusCode has the value 9999"):
+        _core.render_status(9999)
+    with pytest.raises(ValueError, match="no StatusCode has the value -1"):
+        _core.render_status(-1)
 
 
 def test_error_carries_code_and_protocol_codes() -> None:

@@ -1,5 +1,6 @@
 // The status table for Python, and the one place a C++ StatusError becomes a Python exception.
 #include <exception>
+#include <string>
 
 #include "bindings/register.h"
 #include "core/status.h"
@@ -21,6 +22,17 @@ void register_status(py::module_& m) {
         return rows;
       },
       "Rows (name, value, message, grpc_code, http_status) of the C++ StatusCode table.");
+
+  m.def(
+      "render_status",
+      [](int code, const std::string& details) {
+        if (code < 0 || code >= status_table_end() - status_table_begin()) {
+          throw py::value_error("no StatusCode has the value " + std::to_string(code));
+        }
+        return render_status(static_cast<StatusCode>(code), details);
+      },
+      py::arg("code"), py::arg("details") = "",
+      "OVMS's rendering of a status: its message, then ' - ' and the details if any.");
 
   py::register_exception_translator([](std::exception_ptr error) {
     try {

@@ -64,14 +64,4 @@ std::string datatype_of_format(std::string_view format, std::size_t itemsize) {
   return std::string(format);
 }
 
-std::optional<std::size_t> datatype_size(std::string_view datatype) {
-  if (datatype == "BYTES") {
-    return 1;
-  }
-  if (auto element = format_of_datatype(datatype)) {
-    return element->itemsize;
-  }
-  return std::nullopt;
-}
-
 }  // namespace ovmsx

@@ -26,7 +26,4 @@ std::optional<ElementFormat> format_of_datatype(std::string_view datatype);
 // know comes back as the format string itself (OVMS does the same: "9w" for a numpy str).
 std::string datatype_of_format(std::string_view format, std::size_t itemsize);
 
-// Bytes per element as KServe counts them (BYTES counts 1), or nullopt for a custom datatype.
-std::optional<std::size_t> datatype_size(std::string_view datatype);
-
 }  // namespace ovmsx

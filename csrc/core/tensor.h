@@ -60,7 +60,6 @@ class Tensor {
   const BufferLayout& layout() const noexcept { return layout_; }
   const std::uint8_t* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
-  const MemoryOwner& owner() const noexcept { return owner_; }
 
  private:
   std::string name_;
