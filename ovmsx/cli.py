@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from ovmsx import __version__, _core
 from ovmsx.config.cli_options import ServerOptions, parse_options
 from ovmsx.config.errors import EX_USAGE, ConfigError, UsageError
+from ovmsx.config.mediapipe_config import MediapipeConfig
 from ovmsx.config.model_config import ModelConfig
-from ovmsx.config.server_config import load_config
+from ovmsx.config.server_config import load_config, load_subconfig
 
 EX_FAILURE = 1
 
@@ -31,12 +32,40 @@ def _configure_logging(options: ServerOptions) -> None:
     )
 
 
-def _models(options: ServerOptions) -> Sequence[ModelConfig]:
+def _servables(
+    options: ServerOptions,
+) -> tuple[Sequence[ModelConfig], Sequence[MediapipeConfig]]:
     single = options.single_model_config()
     if single is not None:
-        return [single]
+        return [single], []
     assert options.config_path is not None  # parse_options requires one of the two
-    return load_config(options.config_path).models
+    config = load_config(options.config_path)
+    return [*config.models, *_subconfig_models(config.graphs, config.models)], config.graphs
+
+
+def _subconfig_models(
+    graphs: Sequence[MediapipeConfig], models: Sequence[ModelConfig]
+) -> list[ModelConfig]:
+    """Models from the graphs' subconfig files, served like any other (first name wins).
+
+    A broken subconfig is logged and skipped: it costs its own models, not the server.
+    """
+    taken = {model.name for model in models}
+    found = []
+    for graph in graphs:
+        path = None if graph.is_remote else graph.subconfig_file
+        if path is None:
+            continue
+        try:
+            subconfig = load_subconfig(path)
+        except ConfigError as error:
+            logging.getLogger("ovmsx.config").error("graph %s: %s", graph.name, error)
+            continue
+        for model in subconfig:
+            if model.name not in taken:
+                taken.add(model.name)
+                found.append(model)
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,17 +84,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EX_USAGE
     _configure_logging(options)
     try:
-        models = _models(options)
+        models, graphs = _servables(options)
     except (ConfigError, UsageError) as error:
         logging.getLogger("ovmsx.config").error("%s", error)
         return EX_USAGE if isinstance(error, UsageError) else EX_FAILURE
-    return asyncio.run(serve_options(options, models))
+    return asyncio.run(serve_options(options, models, graphs))
 
 
-async def serve_options(options: ServerOptions, models: Sequence[ModelConfig]) -> int:
+async def serve_options(
+    options: ServerOptions,
+    models: Sequence[ModelConfig],
+    graphs: Sequence[MediapipeConfig] = (),
+) -> int:
     from ovmsx.server import serve  # grpc is imported only when a server runs
 
-    return await serve(options, models)
+    return await serve(options, models, graphs)
 
 
 if __name__ == "__main__":

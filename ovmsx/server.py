@@ -1,4 +1,4 @@
-"""Runs ovmsx: load the models, serve KServe gRPC, and stop cleanly on SIGINT/SIGTERM.
+"""Runs ovmsx: load the models and graphs, serve KServe gRPC, and stop cleanly on SIGINT/SIGTERM.
 
 Stopping drains: the gRPC server stops taking new calls and lets in-flight ones finish (up to
 ``DRAIN_SECONDS``), then every model version is retired.
@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from ovmsx import _core
 from ovmsx.config.cli_options import ServerOptions
+from ovmsx.config.mediapipe_config import MediapipeConfig
 from ovmsx.config.model_config import ModelConfig
 from ovmsx.frontend.grpc_server import create_server
 from ovmsx.frontend.kserve_service import KServeService
@@ -33,7 +34,11 @@ def _report_failure(task: asyncio.Task) -> None:
         log.error("loading models failed", exc_info=task.exception())
 
 
-async def serve(options: ServerOptions, models: Sequence[ModelConfig]) -> int:
+async def serve(
+    options: ServerOptions,
+    models: Sequence[ModelConfig],
+    graphs: Sequence[MediapipeConfig] = (),
+) -> int:
     _core.tune_allocator(MMAP_THRESHOLD, TRIM_THRESHOLD)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -56,7 +61,7 @@ async def serve(options: ServerOptions, models: Sequence[ModelConfig]) -> int:
     await server.start()
     log.info("KServe gRPC on %s port %d", ",".join(options.grpc_bind_addresses), port)
     # ServerLive answers at once; ServerReady turns true when the initial load is done.
-    loading = asyncio.create_task(registry.load(models))
+    loading = asyncio.create_task(registry.load(models, graphs))
     loading.add_done_callback(_report_failure)
     await stop.wait()
     log.info("stopping: draining in-flight requests")

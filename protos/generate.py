@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib.metadata
+import re
 import shutil
 import subprocess
 import sys
@@ -26,7 +27,10 @@ GRPCIO_TOOLS = "1.76.0"
 
 ROOT = Path(__file__).resolve().parent.parent
 # (proto file in protos/, Python package that receives the generated module)
-PROTOS = [("grpc_predict_v2.proto", "ovmsx/frontend")]
+PROTOS = [
+    ("grpc_predict_v2.proto", "ovmsx/frontend"),
+    ("mediapipe_graph.proto", "ovmsx/graph"),
+]
 
 # protoc registers every file in protobuf's process-wide default pool. tritonclient (and
 # kserve) register the same full names ("inference.ModelInferRequest", ...) there, so the
@@ -38,6 +42,13 @@ PRIVATE_POOL_LINES = (
     "_POOL = _descriptor_pool.DescriptorPool()\n"
     "DESCRIPTOR = _POOL.AddSerializedFile("
 )
+# A file that imports others (mediapipe_graph.proto imports google/protobuf/any.proto) can only
+# be added to a pool that already holds them, and a private pool starts empty. protoc emits one
+# "from google.protobuf import any_pb2 as <alias>" line per import; each of those files is
+# copied into the private pool first. Only direct imports of well-known types are handled:
+# enough for any.proto, which imports nothing. The message classes built from the copy still
+# get the well-known-type helpers (Any.Pack/Unpack): protobuf attaches them by full type name.
+PB2_IMPORT = re.compile(r"^(?:from ([\w.]+) )?import \w+_pb2 as (\w+)$", re.MULTILINE)
 
 
 def ensure_grpc_tools() -> None:
@@ -58,7 +69,14 @@ def ensure_grpc_tools() -> None:
 def use_private_pool(text: str, name: str) -> str:
     if text.count(DEFAULT_POOL_LINE) != 1:
         raise SystemExit(f"{name}: protoc output changed shape; update use_private_pool()")
-    return text.replace(DEFAULT_POOL_LINE, PRIVATE_POOL_LINES)
+    imports = PB2_IMPORT.findall(text)
+    if any(package != "google.protobuf" for package, _ in imports):
+        raise SystemExit(f"{name}: imports a .proto other than a well-known type; see PB2_IMPORT")
+    dependencies = "".join(
+        f"_POOL.AddSerializedFile({alias}.DESCRIPTOR.serialized_pb)\n" for _, alias in imports
+    )
+    private = PRIVATE_POOL_LINES.replace("DESCRIPTOR = ", dependencies + "DESCRIPTOR = ")
+    return text.replace(DEFAULT_POOL_LINE, private)
 
 
 def generate(out_root: Path) -> list[Path]:

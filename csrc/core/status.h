@@ -73,6 +73,8 @@ enum class GrpcCode : std::uint8_t {
   X(MEDIAPIPE_GRAPH_ADD_PACKET_INPUT_STREAM,                                                       \
     "Failed to add packet to mediapipe graph input stream", FAILED_PRECONDITION, 412)              \
   X(MEDIAPIPE_INVALID_TIMESTAMP, "Malformed packet timestamp", UNKNOWN, 500)                       \
+  X(MEDIAPIPE_GRAPH_CONFIG_FILE_INVALID, "Failed to read protobuf graph configuration file",       \
+    UNKNOWN, 500)                                                                                  \
   X(PIPELINE_DEMULTIPLEXER_NO_RESULTS,                                                             \
     "Pipeline execution aborted due to no content from custom node", ABORTED, 204)                 \
   X(PIPELINE_DEFINITION_INVALID_NODE_LIBRARY, "Pipeline refers to incorrect library", UNKNOWN,     \
@@ -98,6 +100,19 @@ enum class GrpcCode : std::uint8_t {
   X(PYTHON_NODE_MISSING_OPTIONS, "The Python Node is missing options definition", UNKNOWN, 500)    \
   X(PYTHON_NODE_MISSING_NAME, "The Python Node is missing name definition", UNKNOWN, 500)          \
   X(PYTHON_NODE_NAME_ALREADY_EXISTS, "The Python Node name is already present in nodes list",      \
+    UNKNOWN, 500)                                                                                  \
+  X(PYTHON_NODE_FILE_STATE_INITIALIZATION_FAILED, "The Python Node state initialization failed",   \
+    UNKNOWN, 500)                                                                                  \
+  X(MEDIAPIPE_DEFINITION_NOT_LOADED_ANYMORE, "Mediapipe is retired", NOT_FOUND, 404)               \
+  X(MEDIAPIPE_GRAPH_START_ERROR, "Failed to start mediapipe graph", UNKNOWN, 500)                  \
+  X(MEDIAPIPE_GRAPH_NAME_OCCUPIED, "Graph name is already used by a model", UNKNOWN, 500)          \
+  X(MEDIAPIPE_INCORRECT_SERVABLE_NAME,                                                             \
+    "Inference with different servable name on the same stream is not supported",                  \
+    INVALID_ARGUMENT, 400)                                                                         \
+  X(MEDIAPIPE_INCORRECT_SERVABLE_VERSION,                                                          \
+    "Inference with different servable version on the same stream is not supported",               \
+    INVALID_ARGUMENT, 400)                                                                         \
+  X(MEDIAPIPE_UNINITIALIZED_STREAM_CLOSURE, "Stream closed before the first request was read",     \
     UNKNOWN, 500)                                                                                  \
   X(PATH_INVALID, "The provided base path is invalid or doesn't exists", INTERNAL, 500)            \
   X(FILE_INVALID, "File not found or cannot open", INTERNAL, 500)                                  \

@@ -1,16 +1,22 @@
-"""The whole ``config.json``: read, parse and validate it in one step."""
+"""The whole ``config.json``: read, parse and validate it in one step.
+
+Also the subconfig a graph can bring (``load_subconfig``): a config file holding only the
+models that graph uses.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from ovmsx.config.errors import ConfigError
+from ovmsx.config.mediapipe_config import MediapipeConfig
 from ovmsx.config.model_config import ModelConfig
 from ovmsx.status import StatusCode, render
 
@@ -34,6 +40,30 @@ class ModelEntry(BaseModel):
     """The model's settings."""
 
 
+_Entry = TypeVar("_Entry")
+
+
+def _keep_first_of_each_name(
+    entries: list[_Entry], name_of: Callable[[_Entry], str], kind: str
+) -> list[_Entry]:
+    # OVMS loads the first definition of a name and warns about the rest.
+    seen: set[str] = set()
+    kept = []
+    for entry in entries:
+        name = name_of(entry)
+        if name in seen:
+            log.warning(
+                "%s name %r is defined more than once in the config file; "
+                "only the first definition is served",
+                kind,
+                name,
+            )
+            continue
+        seen.add(name)
+        kept.append(entry)
+    return kept
+
+
 class ServerConfig(BaseModel):
     """A validated ``config.json``; ``load_config`` builds one from a file."""
 
@@ -42,12 +72,14 @@ class ServerConfig(BaseModel):
     model_config_list: list[ModelEntry]
     """The models to serve, first definition first; later ones with a taken name are dropped."""
 
+    mediapipe_config_list: list[MediapipeConfig] = Field(default_factory=list)
+    """The MediaPipe graphs to serve, first definition first; later ones with a taken name are
+    dropped."""
+
     # The lists below are served by later work. For now they are only checked to be lists of
     # objects (and an object for monitoring) and kept as the raw JSON, for that work to validate.
     pipeline_config_list: list[dict[str, Any]] = Field(default_factory=list)
     """DAG pipelines, raw."""
-    mediapipe_config_list: list[dict[str, Any]] = Field(default_factory=list)
-    """MediaPipe graphs, raw."""
     custom_node_library_config_list: list[dict[str, Any]] = Field(default_factory=list)
     """Custom node libraries (``name``, ``base_path``), raw."""
     custom_loader_config_list: list[dict[str, Any]] = Field(default_factory=list)
@@ -63,26 +95,23 @@ class ServerConfig(BaseModel):
 
     @field_validator("model_config_list")
     @classmethod
-    def _keep_first_of_each_name(cls, entries: list[ModelEntry]) -> list[ModelEntry]:
-        # OVMS loads the first definition of a name and warns about the rest.
-        seen: set[str] = set()
-        kept = []
-        for entry in entries:
-            if entry.config.name in seen:
-                log.warning(
-                    "model name %r is defined more than once in the config file; "
-                    "only the first definition is served",
-                    entry.config.name,
-                )
-                continue
-            seen.add(entry.config.name)
-            kept.append(entry)
-        return kept
+    def _first_model_of_each_name(cls, entries: list[ModelEntry]) -> list[ModelEntry]:
+        return _keep_first_of_each_name(entries, lambda entry: entry.config.name, "model")
+
+    @field_validator("mediapipe_config_list")
+    @classmethod
+    def _first_graph_of_each_name(cls, graphs: list[MediapipeConfig]) -> list[MediapipeConfig]:
+        return _keep_first_of_each_name(graphs, lambda graph: graph.name, "graph")
 
     @property
     def models(self) -> tuple[ModelConfig, ...]:
         """The model configs, one per name, in file order."""
         return tuple(entry.config for entry in self.model_config_list)
+
+    @property
+    def graphs(self) -> tuple[MediapipeConfig, ...]:
+        """The graph configs, one per name, in file order."""
+        return tuple(self.mediapipe_config_list)
 
     @property
     def path(self) -> Path | None:
@@ -95,11 +124,25 @@ class ServerConfig(BaseModel):
         return self._path.parent if self._path is not None else Path.cwd()
 
 
-def parse_config(text: str, path: str | Path) -> ServerConfig:
-    """Validate the text of a config file; ``path`` names it in errors and anchors relative paths.
+class Subconfig(BaseModel):
+    """A graph's subconfig file: the models the graph uses, and nothing else."""
 
-    Raises ``ConfigError`` (status ``JSON_INVALID``) for bad JSON or a value the schema refuses.
-    """
+    model_config = _STRICT
+
+    model_config_list: list[ModelEntry]
+    """The models, first definition first; later ones with a taken name are dropped."""
+
+    @field_validator("model_config_list")
+    @classmethod
+    def _first_model_of_each_name(cls, entries: list[ModelEntry]) -> list[ModelEntry]:
+        return _keep_first_of_each_name(entries, lambda entry: entry.config.name, "model")
+
+
+_Document = TypeVar("_Document", bound=BaseModel)
+
+
+def _validate_text(text: str, path: str | Path, schema: type[_Document]) -> _Document:
+    # Relative paths inside a file resolve against that file's folder.
     try:
         data = json.loads(text)
     except json.JSONDecodeError as bad:
@@ -109,20 +152,42 @@ def parse_config(text: str, path: str | Path) -> ServerConfig:
     absolute = Path(os.path.abspath(path))
     context = {"config_dir": absolute.parent, "config_path": absolute}
     try:
-        return ServerConfig.model_validate(data, context=context)
+        return schema.model_validate(data, context=context)
     except ValidationError as bad:
         raise ConfigError.from_validation(path, bad, status=StatusCode.JSON_INVALID) from None
 
 
-def load_config(path: str | Path) -> ServerConfig:
-    """Read and validate a ``config.json``; any failure is a ``ConfigError`` naming the file."""
+def _read_text(path: str | Path) -> str:
     try:
         raw = Path(path).read_bytes()
     except OSError as bad:
         raise ConfigError(path, "", f"cannot read the file: {bad.strerror or bad}") from None
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as bad:
         problem = render(StatusCode.JSON_INVALID, f"not UTF-8 text at byte {bad.start}")
         raise ConfigError(path, "", problem, status=StatusCode.JSON_INVALID) from None
-    return parse_config(text, path)
+
+
+def parse_config(text: str, path: str | Path) -> ServerConfig:
+    """Validate the text of a config file; ``path`` names it in errors and anchors relative paths.
+
+    Raises ``ConfigError`` (status ``JSON_INVALID``) for bad JSON or a value the schema refuses.
+    """
+    return _validate_text(text, path, ServerConfig)
+
+
+def load_config(path: str | Path) -> ServerConfig:
+    """Read and validate a ``config.json``; any failure is a ``ConfigError`` naming the file."""
+    return parse_config(_read_text(path), path)
+
+
+def load_subconfig(path: str | Path) -> tuple[ModelConfig, ...]:
+    """Read a graph's subconfig (``MediapipeConfig.subconfig_file``): its models, one per name.
+
+    The file may hold only ``model_config_list``; relative ``base_path``s resolve against the
+    subconfig's own folder. Any failure, a missing file included, is a ``ConfigError`` naming
+    the file (status ``JSON_INVALID`` for syntax and schema, none for an unreadable file).
+    """
+    subconfig = _validate_text(_read_text(path), path, Subconfig)
+    return tuple(entry.config for entry in subconfig.model_config_list)

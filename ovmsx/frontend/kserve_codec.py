@@ -12,6 +12,7 @@ from google.protobuf.message import DecodeError
 from ovmsx import _core
 from ovmsx.frontend import grpc_predict_v2_pb2 as pb
 from ovmsx.frontend.kserve_inputs import KServeInput
+from ovmsx.servables.graph_requests import TIMESTAMP_PARAMETER
 from ovmsx.servables.infer_request import InferRequest, InferResult
 from ovmsx.status import StatusCode, status_error
 
@@ -82,3 +83,19 @@ def wrap_stream_response(response: bytes) -> bytes:
     """A ModelStreamInferResponse holding an encoded ModelInferResponse, in one copy (a
     message field is length-delimited on the wire, like the bytes fields above)."""
     return _core.append_field(b"", STREAM_INFER_RESPONSE, [_core.Tensor("", response)])
+
+
+def encode_graph_response(
+    graph: str, request_id: str, timestamp: int, outputs: list[tuple[str, _core.Tensor]]
+) -> bytes:
+    """A graph's answer: named outputs, version "1", and the packets' ``OVMS_MP_TIMESTAMP``."""
+    response = pb.ModelInferResponse(model_name=graph, model_version="1", id=request_id)
+    response.parameters[TIMESTAMP_PARAMETER].int64_param = timestamp
+    for name, tensor in outputs:
+        response.outputs.add(name=name, datatype=tensor.datatype, shape=tensor.shape)
+    tensors = [tensor for _, tensor in outputs]
+    return _core.append_field(response.SerializeToString(), RAW_OUTPUT_CONTENTS, tensors)
+
+
+def encode_stream_error(message: str) -> bytes:
+    return pb.ModelStreamInferResponse(error_message=message).SerializeToString()

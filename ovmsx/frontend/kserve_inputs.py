@@ -7,6 +7,8 @@ refused before anything is allocated.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ovmsx import _core, bytes_codec
@@ -48,6 +50,34 @@ class KServeInput:
             return self._raw_tensor(model_datatype, element_count)
         return self._typed_tensor(model_datatype, element_count)
 
+    def to_graph_tensor(self, python: bool) -> _core.Tensor:
+        """The data as a graph input packet. ``python`` (OVMS_PY_TENSOR tags) follows the
+        pyovms rules: raw contents are taken as they are, whatever the datatype (BYTES keeps
+        its length prefixes, custom datatypes are 1-D bytes); otherwise the datatype must be a
+        KServe one and the data must fit it."""
+        if any(dim < 0 for dim in self.shape):
+            raise status_error(
+                StatusCode.INVALID_SHAPE,
+                f"Negative dimension size is not acceptable: {_shape_text(self.shape)}; "
+                f"input name: {self.name}",
+            )
+        known = self.datatype == "BYTES" or _core.datatype_itemsize(self.datatype) is not None
+        if not known and not (python and self._raw is not None):
+            raise status_error(
+                StatusCode.INVALID_PRECISION,
+                f"Provided datatype is invalid, custom datatypes are allowed only when "
+                f"raw_input_contents is used; input name: {self.name}",
+            )
+        count = math.prod(self.shape)
+        if self._raw is not None:
+            return self._raw_tensor(self.datatype, count)
+        if self.datatype != "BYTES" and self.datatype not in _TYPED_FIELD:
+            raise status_error(
+                StatusCode.NOT_IMPLEMENTED,
+                f"{self.datatype} data must come in raw_input_contents; input name: {self.name}",
+            )
+        return self._typed_tensor(self.datatype, count)
+
     def _raw_tensor(self, datatype: str, count: int) -> _core.Tensor:
         # Python integers cannot overflow, so the expected size is exact even for shapes whose
         # byte size exceeds 64 bits (OVMS reports those as a size mismatch, too). BYTES elements
@@ -73,6 +103,10 @@ class KServeInput:
             _check_value_count(len(values), count, self.name)
             data = np.asarray(values, dtype=stored).astype(dtype, copy=False)
         return _core.Tensor._from_raw(self.name, data, list(self.shape), self.datatype)
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return "(" + ",".join(str(dim) for dim in shape) + ")"
 
 
 def _check_value_count(actual: int, expected: int, name: str) -> None:

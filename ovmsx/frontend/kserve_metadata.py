@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ovmsx import _core
 from ovmsx.frontend import grpc_predict_v2_pb2 as pb
+from ovmsx.servables.graph import Graph
 from ovmsx.servables.registry import ServableRegistry
 
 PLATFORM = "OpenVINO"  # what OVMS reports for models and graphs
@@ -36,3 +37,21 @@ def model_metadata(registry: ServableRegistry, name: str, version: str) -> pb.Mo
         inputs=_tensors(compiled.inputs),
         outputs=_tensors(compiled.outputs),
     )
+
+
+def graph_metadata(graph: Graph, version: str) -> pb.ModelMetadataResponse:
+    """What OVMS reports for a graph: version 1, and names only (datatype "INVALID", no
+    shape), since a graph's streams have no declared types."""
+    graph.check_version(version)
+    graph.serving_plan()  # an unavailable graph answers with its reason
+    return pb.ModelMetadataResponse(
+        name=graph.name,
+        versions=["1"],
+        platform=PLATFORM,
+        inputs=[_untyped(name) for name in graph.inputs],
+        outputs=[_untyped(name) for name in graph.outputs],
+    )
+
+
+def _untyped(name: str) -> pb.ModelMetadataResponse.TensorMetadata:
+    return pb.ModelMetadataResponse.TensorMetadata(name=name, datatype="INVALID")

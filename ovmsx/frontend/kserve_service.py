@@ -15,9 +15,11 @@ from ovmsx.frontend.grpc_status import abort
 from ovmsx.frontend.kserve_codec import (
     decode_infer_request,
     encode_infer_response,
+    encode_stream_error,
     wrap_stream_response,
 )
-from ovmsx.frontend.kserve_metadata import model_metadata
+from ovmsx.frontend.kserve_graph import GraphStream, infer_graph
+from ovmsx.frontend.kserve_metadata import graph_metadata, model_metadata
 from ovmsx.servables.registry import ServableRegistry
 from ovmsx.status import StatusCode, StatusError, status_error
 
@@ -43,6 +45,10 @@ class KServeService:
 
     async def ModelReady(self, request: pb.ModelReadyRequest, context) -> pb.ModelReadyResponse:
         try:
+            graph = self._registry.graphs.get(request.name)
+            if graph is not None:
+                graph.check_version(request.version)
+                return pb.ModelReadyResponse(ready=graph.available)
             version = self._registry.version(request.name, request.version)
         except StatusError as error:
             await abort(context, error)
@@ -50,6 +56,9 @@ class KServeService:
 
     async def ModelMetadata(self, request: pb.ModelMetadataRequest, context):
         try:
+            graph = self._registry.graphs.get(request.name)
+            if graph is not None:
+                return graph_metadata(graph, request.version)
             return model_metadata(self._registry, request.name, request.version)
         except StatusError as error:
             await abort(context, error)
@@ -63,6 +72,9 @@ class KServeService:
     async def _infer(self, message: bytes) -> bytes:
         try:
             request = decode_infer_request(message)
+            graph = self._registry.graphs.get(request.servable_name)
+            if graph is not None:
+                return await infer_graph(graph, request, self._registry.graph_workers)
             result = await self._registry.infer(request)
             return encode_infer_response(result, request.id)
         except StatusError:
@@ -74,9 +86,31 @@ class KServeService:
     async def ModelStreamInfer(
         self, messages: AsyncIterator[bytes], context
     ) -> AsyncIterator[bytes]:
-        # Models answer each streamed request on its own; graphs bring real streams later.
-        async for message in messages:
-            try:
-                yield wrap_stream_response(await self._infer(message))
-            except StatusError as error:
-                yield pb.ModelStreamInferResponse(error_message=error.message).SerializeToString()
+        """A graph keeps one instance for the whole stream; a model answers each request."""
+        first = await anext(messages, None)
+        if first is None:
+            return
+        try:
+            request = decode_infer_request(first)
+        except StatusError as error:
+            await abort(context, error)
+        graph = self._registry.graphs.get(request.servable_name)
+        if graph is None:
+            yield await self._stream_reply(first)
+            async for message in messages:
+                yield await self._stream_reply(message)
+            return
+        try:
+            stream = GraphStream(graph, request, self._registry.graph_workers)
+        except StatusError as error:
+            await abort(context, error)
+        async for response in stream.responses(messages):
+            if isinstance(response, StatusError):
+                await abort(context, response)
+            yield response
+
+    async def _stream_reply(self, message: bytes) -> bytes:
+        try:
+            return wrap_stream_response(await self._infer(message))
+        except StatusError as error:
+            return encode_stream_error(error.message)

@@ -11,7 +11,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ovmsx import _core
+from ovmsx.config.mediapipe_config import MediapipeConfig
 from ovmsx.config.model_config import ModelConfig
+from ovmsx.graph.graph_workers import WorkerPool
+from ovmsx.servables.graph import Graph
 from ovmsx.servables.infer_request import InferRequest, InferResult
 from ovmsx.servables.inference_dispatch import InferenceDispatcher
 from ovmsx.servables.model import Model, parse_version
@@ -22,20 +25,50 @@ from ovmsx.status import StatusCode, StatusError, status_error
 
 log = logging.getLogger("ovmsx.models")
 
+# Threads running graph instances (Python nodes share the GIL; more threads than cores still
+# help when user code waits on I/O or runs numpy/OpenVINO code that releases the GIL).
+GRAPH_WORKERS = 4
+
 
 class ServableRegistry:
     def __init__(self, dispatcher: InferenceDispatcher, cache_dir: Path | None = None) -> None:
         self._dispatcher = dispatcher
         self._cache = cache_dir
         self.models: dict[str, Model] = {}
+        self.graphs: dict[str, Graph] = {}
+        self.graph_workers = WorkerPool(GRAPH_WORKERS)
         self.initial_load_done = False
 
     # -- loading ---------------------------------------------------------------------------
 
-    async def load(self, configs: Sequence[ModelConfig]) -> None:
-        """Load every model; a model that fails is reported and the rest still serve."""
+    async def load(
+        self, configs: Sequence[ModelConfig], graphs: Sequence[MediapipeConfig] = ()
+    ) -> None:
+        """Load every model, then every graph; one that fails is reported, the rest serve."""
         await asyncio.gather(*(self._load_model(config) for config in configs))
+        for config in graphs:
+            self.graphs.setdefault(config.name, Graph(config.name, config))
+        await asyncio.gather(*(self._load_graph(self.graphs[c.name]) for c in graphs))
         self.initial_load_done = True
+
+    async def _load_graph(self, graph: Graph) -> None:
+        graph.state = VersionState.LOADING
+        try:
+            if graph.name in self.models:
+                raise status_error(
+                    StatusCode.MEDIAPIPE_GRAPH_NAME_OCCUPIED, f"{graph.name} names a model"
+                )
+            await asyncio.to_thread(graph.load)
+        except StatusError as error:
+            graph.error = error
+        except Exception as error:  # a bug: report it, keep serving the rest
+            log.exception("graph %s", graph.name)
+            graph.error = status_error(StatusCode.INTERNAL_ERROR, repr(error))
+        if graph.error is not None:
+            log.error("graph %s failed to load: %s", graph.name, graph.error.message)
+            return
+        graph.state = VersionState.AVAILABLE
+        log.info("graph %s available (%s)", graph.name, graph.config.graph_file)
 
     async def _load_model(self, config: ModelConfig) -> None:
         model = self.models.setdefault(config.name, Model(config.name))
@@ -72,7 +105,13 @@ class ServableRegistry:
             log.info("%s from %s", version.status_line(), version.compiled.path)
 
     async def unload(self) -> None:
-        """Retire every version: waiting jobs fail, running ones finish first."""
+        """Retire every graph (``finalize``), then every model version: waiting jobs fail,
+        running ones finish first."""
+        for graph in self.graphs.values():
+            graph.state = VersionState.UNLOADING
+            await asyncio.to_thread(graph.retire)
+            graph.state = VersionState.END
+        await asyncio.to_thread(self.graph_workers.close)
         for model in self.models.values():
             for version in model.versions.values():
                 version.state = VersionState.UNLOADING

@@ -20,6 +20,7 @@ import grpc
 import pytest
 import serving_models as sm
 import tritonclient.grpc as grpcclient
+from serving_graphs import write_graphs
 from serving_process import ServerProcess, write_config
 from tritonclient.grpc import service_pb2_grpc
 
@@ -127,3 +128,24 @@ def ocr_detector() -> Path:
         partial.write_bytes(archive.read(member))
     partial.replace(model)  # atomic: a killed run never leaves half a model behind
     return model
+
+
+@pytest.fixture(scope="session")
+def graph_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One server for every graph of serving_graphs.py (broken ones included); it must stop
+    cleanly on SIGTERM, finalize errors and all."""
+    config = write_graphs(tmp_path_factory.mktemp("graphs"))
+    process = ServerProcess(["--config_path", str(config)], tmp_path_factory.mktemp("gsrv"))
+    try:
+        process.wait_ready()
+        yield process
+    finally:
+        code = process.stop()
+    assert code == 0, f"ovmsx exited with {code} on SIGTERM:\n{process.log()}"
+    assert "finalize failed on purpose" in process.log()
+
+
+@pytest.fixture(scope="session")
+def graph_client(graph_server: ServerProcess) -> Iterator[grpcclient.InferenceServerClient]:
+    with grpcclient.InferenceServerClient(graph_server.url) as triton:
+        yield triton

@@ -1,0 +1,252 @@
+"""Graph benchmark: Python-node graphs over KServe v2 gRPC, next to the tiny OpenVINO model.
+
+Three figures, all from one ovmsx server in one run:
+
+* ``py_add_one``: a one-node graph whose Python handler adds 1 to a [1,10] FP32 tensor, against
+  ``add_one``, the OpenVINO model doing the same, both driven by perf_analyzer (the load
+  generator of bench_serving.py) at each concurrency. The ratio shows what the graph machinery
+  and the Python node cost next to gRPC.
+* ``py_chain``: three such nodes in a row (the OVMS docs' increment chain), same load.
+* stream: one ModelStreamInfer stream to a generative node that yields ``--tokens`` small
+  tensors for one request; responses per second from the request to the last response.
+
+Runs alternate between contenders every round so that drift hits all alike.
+
+    python bench/bench_graphs.py --perf-analyzer /path/to/perf_analyzer
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import queue
+import shlex
+import statistics
+import sys
+import tempfile
+import textwrap
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+import bench_models
+import numpy as np
+import perf_doc
+from bench_serving import Server, start_ovmsx
+from infer_request_gen import InputSpec, make_inputs
+from perf_analyzer_runner import Result, run_perf_analyzer
+from tritonclient import grpc as triton
+
+SECTION = "bench_graphs"
+CONTENDERS = ("add_one", "py_add_one", "py_chain")
+
+ADD_ONE_HANDLER = """
+import numpy as np
+from pyovms import Tensor
+
+class OvmsPythonModel:
+    def initialize(self, kwargs):
+        self.output = kwargs["output_names"][0]
+
+    def execute(self, inputs):
+        return [Tensor(self.output, np.array(inputs[0]) + np.float32(1))]
+"""
+
+TOKENS_HANDLER = """
+import numpy as np
+from pyovms import Tensor
+
+class OvmsPythonModel:
+    def execute(self, inputs):
+        count = int(np.array(inputs[0])[0])
+        token = np.zeros(1, np.int32)
+        for _ in range(count):
+            yield [Tensor("token", token)]
+"""
+
+OPTIONS = "[type.googleapis.com/mediapipe.PythonExecutorCalculatorOptions]"
+
+
+def _node(name: str, handler: str, inputs: list[str], outputs: list[str], extra: str = "") -> str:
+    lines = [f'  name: "{name}"', '  calculator: "PythonExecutorCalculator"']
+    lines.append('  input_side_packet: "PYTHON_NODE_RESOURCES:py"')
+    lines += [f'  input_stream: "{s}"' for s in inputs]
+    lines += [f'  output_stream: "{s}"' for s in outputs]
+    lines.append(f'  node_options: {{ {OPTIONS}: {{ handler_path: "{handler}" }} }}')
+    return "node {\n" + "\n".join(lines) + "\n" + extra + "}\n"
+
+
+def _chain(length: int) -> str:
+    # MediaPipe stream names are lower case, so the graphs' tensors are "input"/"output".
+    streams = ["input", *[f"step{i}" for i in range(1, length)], "output"]
+    text = 'input_stream: "OVMS_PY_TENSOR:input"\noutput_stream: "OVMS_PY_TENSOR:output"\n'
+    for i in range(length):
+        text += _node(f"add{i}", "add_one.py", [f"IN:{streams[i]}"], [f"OUT:{streams[i + 1]}"])
+    return text
+
+
+TOKENS_GRAPH = (
+    'input_stream: "OVMS_PY_TENSOR:count"\noutput_stream: "OVMS_PY_TENSOR:token"\n'
+    + _node(
+        "tokens",
+        "tokens.py",
+        ["IN:count", "LOOPBACK:loop"],
+        ["TOKEN:token", "LOOPBACK:loop"],
+        textwrap.indent(
+            textwrap.dedent("""\
+            input_stream_info { tag_index: "LOOPBACK:0" back_edge: true }
+            input_stream_handler {
+              input_stream_handler: "SyncSetInputStreamHandler"
+              options { [mediapipe.SyncSetInputStreamHandlerOptions.ext] {
+                sync_set { tag_index: "LOOPBACK:0" } } }
+            }
+            """),
+            "  ",
+        ),
+    )
+)
+
+
+def write_repository(root: Path) -> tuple[Path, bench_models.BenchModel]:
+    model = bench_models.build_add_one(root)
+    config_path = bench_models.write_config([model], root / "config.json")
+    config = json.loads(config_path.read_text())
+    graphs = {"py_add_one": _chain(1), "py_chain": _chain(3), "py_tokens": TOKENS_GRAPH}
+    for name, text in graphs.items():
+        folder = root / name
+        folder.mkdir()
+        (folder / "graph.pbtxt").write_text(text)
+        (folder / "add_one.py").write_text(ADD_ONE_HANDLER)
+        (folder / "tokens.py").write_text(TOKENS_HANDLER)
+    config["mediapipe_config_list"] = [{"name": name} for name in graphs]
+    config_path.write_text(json.dumps(config, indent=2) + "\n")
+    return config_path, model
+
+
+def interface(name: str, model: bench_models.BenchModel) -> tuple[tuple[InputSpec, ...], str]:
+    """The contender's input specs and output name (the model's, or the graphs' own)."""
+    if name == "add_one":
+        return model.inputs, model.output
+    return (InputSpec("input", "FP32", model.inputs[0].shape),), "output"
+
+
+def check_answers(server: Server, model: bench_models.BenchModel) -> None:
+    client = triton.InferenceServerClient(server.url)
+    try:
+        for name, added in (("add_one", 1), ("py_add_one", 1), ("py_chain", 3)):
+            specs, output = interface(name, model)
+            (spec,) = specs
+            data = make_inputs(specs)[spec.name]
+            tensor = triton.InferInput(spec.name, list(spec.shape), spec.datatype)
+            tensor.set_data_from_numpy(data)
+            got = client.infer(name, [tensor]).as_numpy(output)
+            np.testing.assert_allclose(got, data + added, rtol=1e-6)
+    finally:
+        client.close()
+
+
+def stream_rate(url: str, tokens: int) -> float:
+    """Responses per second of one stream whose one request makes ``tokens`` responses."""
+    client = triton.InferenceServerClient(url)
+    answers: queue.SimpleQueue = queue.SimpleQueue()
+    client.start_stream(callback=lambda result, error: answers.put(error))
+    count = triton.InferInput("count", [1], "INT32")
+    count.set_data_from_numpy(np.array([tokens], np.int32))
+    try:
+        start = time.perf_counter()
+        client.async_stream_infer("py_tokens", [count])
+        for _ in range(tokens):
+            error = answers.get(timeout=120)
+            if error is not None:
+                raise SystemExit(f"stream failed: {error}")
+        return tokens / (time.perf_counter() - start)
+    finally:
+        client.stop_stream()
+        client.close()
+
+
+def median_rate(results: list[Result]) -> float:
+    return statistics.median(r.throughput_infer_per_s for r in results)
+
+
+def section(args, rates: dict[tuple[str, int], list[float]], stream: list[float]) -> str:
+    date = datetime.date.today().isoformat()
+    lines = [
+        "## Graphs with Python nodes (`bench/bench_graphs.py`)",
+        "",
+        f"{date}; {perf_doc.machine(['openvino', 'grpcio'])}.",
+        f"perf_analyzer `dynamic_grpc`, {args.rounds} rounds of {args.measurement_ms} ms "
+        "windows, contenders alternating; median infer/s. Load average before the run: "
+        f"{args.load_before:.2f}.",
+        "",
+        "| concurrency | `add_one` OpenVINO model | `py_add_one` one Python node | ratio "
+        "| `py_chain` three Python nodes | ratio |",
+        "|---|---|---|---|---|---|",
+    ]
+    for c in args.concurrency:
+        model, one, chain = (statistics.median(rates[(n, c)]) for n in CONTENDERS)
+        lines.append(
+            f"| {c} | {model:,.0f} | {one:,.0f} | **{one / model:.2f}** "
+            f"| {chain:,.0f} | {chain / model:.2f} |"
+        )
+    lines += [
+        "",
+        f"One stream, one request, a generator yielding {args.tokens:,} one-element tensors: "
+        f"**{statistics.median(stream):,.0f} responses/s** (median of {len(stream)}; each "
+        f"run: {', '.join(f'{r:,.0f}' for r in stream)}).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--perf-analyzer", default="perf_analyzer", metavar="PATH")
+    parser.add_argument("--ovmsx", default="ovmsx", help="command that starts ovmsx")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4])
+    parser.add_argument("--measurement-ms", type=int, default=3000)
+    parser.add_argument("--stability", type=float, default=20.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--tokens", type=int, default=20000)
+    parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--doc", type=Path, default=perf_doc.DOC)
+    args = parser.parse_args()
+    args.load_before = os.getloadavg()[0]
+
+    rates: dict[tuple[str, int], list[float]] = {}
+    stream: list[float] = []
+    with ExitStack() as stack:
+        root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench_graphs-")))
+        config, model = write_repository(root)
+        server = stack.enter_context(start_ovmsx(shlex.split(args.ovmsx), config, root))
+        check_answers(server, model)
+        for round_number in range(args.rounds):
+            order = CONTENDERS if round_number % 2 == 0 else CONTENDERS[::-1]
+            for name in order:
+                results = run_perf_analyzer(
+                    args.perf_analyzer,
+                    server.url,
+                    name,
+                    interface(name, model)[0],
+                    args.concurrency,
+                    args.measurement_ms,
+                    stability_percent=args.stability,
+                )
+                for result in results:
+                    rates.setdefault((name, result.concurrency), []).append(
+                        result.throughput_infer_per_s
+                    )
+                print(f"round {round_number + 1} {name}: {results}", file=sys.stderr)
+            stream.append(stream_rate(server.url, args.tokens))
+            print(f"round {round_number + 1} stream: {stream[-1]:,.0f}/s", file=sys.stderr)
+
+    text = section(args, rates, stream)
+    print(text)
+    if not args.no_write:
+        perf_doc.write_section(text, SECTION, args.doc)
+        print(f"wrote {args.doc}")
+
+
+if __name__ == "__main__":
+    main()

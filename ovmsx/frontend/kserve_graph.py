@@ -1,0 +1,170 @@
+"""KServe calls answered by graphs: unary ModelInfer and streaming ModelStreamInfer.
+
+Unary: one graph instance per request, fed once, run to the end; the answer holds the first
+packet of every graph output. Streaming: one instance per stream, fed by every request, and
+every output packet is sent as soon as it exists. Departures from OVMS, all in the client's
+favour: a node failure ends the stream at once with its error (OVMS reports it only when the
+next request arrives), and the instance is gone, so a new stream can start immediately.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+
+from ovmsx import _core
+from ovmsx.frontend.kserve_codec import (
+    decode_infer_request,
+    encode_graph_response,
+    encode_stream_error,
+    wrap_stream_response,
+)
+from ovmsx.graph.graph_workers import WorkerPool
+from ovmsx.graph.packet import Packet
+from ovmsx.servables.graph import Graph
+from ovmsx.servables.graph_execution import GraphSession, call_in_worker, run_unary
+from ovmsx.servables.graph_requests import clock_timestamp, request_timestamp, side_packets
+from ovmsx.servables.infer_request import InferRequest
+from ovmsx.status import StatusCode, StatusError, status_error
+
+log = logging.getLogger("ovmsx.frontend")
+
+FIRST = "; partial deserialization of first request"
+LATER = "; partial deserialization of subsequent requests"
+
+
+def graph_inputs(graph: Graph, request: InferRequest, complete: bool) -> list[tuple[str, object]]:
+    """(stream, Tensor) for every request input; ``complete`` requires all graph inputs."""
+    packets = []
+    for given in request.inputs:
+        kind = graph.inputs.get(given.name)
+        if kind is None:
+            raise status_error(StatusCode.INVALID_UNEXPECTED_INPUT, f"{given.name} is unexpected")
+        packets.append((given.name, given.to_graph_tensor(kind == "python")))
+    if complete and len({name for name, _ in packets}) < len(graph.inputs):
+        missing = sorted(set(graph.inputs) - {name for name, _ in packets})
+        raise status_error(
+            StatusCode.INVALID_NO_OF_INPUTS,
+            f"Not all input packets created; missing: {', '.join(missing)}",
+        )
+    return packets
+
+
+def _named(graph: Graph, stream: str, tensor: object) -> tuple[str, _core.Tensor]:
+    if not isinstance(tensor, _core.Tensor):
+        raise status_error(
+            StatusCode.MEDIAPIPE_EXECUTION_ERROR,
+            f"output stream {stream} carries {type(tensor).__name__}, not a Tensor",
+        )
+    # OVMS_PY_TENSOR outputs are named by the Tensor, the others by their stream.
+    return (tensor.name if graph.outputs[stream] == "python" else stream), tensor
+
+
+async def infer_graph(graph: Graph, request: InferRequest, workers: WorkerPool) -> bytes:
+    graph.check_version(request.version)
+    plan = graph.serving_plan()
+    timestamp = request_timestamp(request.parameters)
+    if timestamp is None:
+        timestamp = clock_timestamp()
+    sides = side_packets(request.parameters)
+    inputs = graph_inputs(graph, request, complete=True)
+    first: dict[str, Packet] = await call_in_worker(
+        workers, lambda: run_unary(plan, sides, inputs, timestamp)
+    )
+    outputs = [_named(graph, name, first[name].value) for name in plan.output_streams]
+    stamp = max(packet.timestamp for packet in first.values()) if first else timestamp
+    return encode_graph_response(graph.name, request.id, stamp, outputs)
+
+
+class GraphStream:
+    """One ModelStreamInfer call served by one graph instance."""
+
+    def __init__(self, graph: Graph, first: InferRequest, workers: WorkerPool) -> None:
+        graph.check_version(first.version)
+        self._graph = graph
+        self._first = first
+        self._responses: asyncio.Queue[bytes | StatusError | None] = asyncio.Queue()
+        self._session = GraphSession(
+            graph.serving_plan(),
+            side_packets(first.parameters),
+            workers,
+            self._on_packet,
+            self._on_reject,
+            self._on_end,
+        )
+        self._last_timestamp: int | None = None
+
+    async def responses(self, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes | StatusError]:
+        """Every response to send, in order; a StatusError ends the call with that status."""
+        reader = asyncio.create_task(self._read(rest))
+        try:
+            while (item := await self._responses.get()) is not None:
+                yield item
+                if isinstance(item, StatusError):
+                    return
+        finally:
+            reader.cancel()
+            self._session.cancel()
+
+    async def _read(self, rest: AsyncIterator[bytes]) -> None:
+        try:
+            self._feed(self._first, FIRST)
+            async for message in rest:
+                try:
+                    request = decode_infer_request(message)
+                except StatusError as error:
+                    self._reply_error(error.message + LATER)
+                    continue
+                self._feed(request, LATER)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the client's side broke: end the instance
+            log.debug("stream read ended: %r", error)
+            self._session.cancel()
+            return
+        self._session.close()
+
+    def _feed(self, request: InferRequest, suffix: str) -> None:
+        graph = self._graph
+        try:
+            if request.servable_name != graph.name:
+                raise status_error(
+                    StatusCode.MEDIAPIPE_INCORRECT_SERVABLE_NAME,
+                    f"stream serves {graph.name}, request names {request.servable_name}",
+                )
+            if request.version not in ("", "0", "1"):
+                raise status_error(
+                    StatusCode.MEDIAPIPE_INCORRECT_SERVABLE_VERSION,
+                    f"graphs have version 1, request names {request.version}",
+                )
+            timestamp = request_timestamp(request.parameters)
+            if timestamp is None:
+                timestamp = clock_timestamp(self._last_timestamp)
+            inputs = graph_inputs(graph, request, complete=False)
+        except StatusError as error:
+            self._reply_error(error.message + suffix)
+            return
+        if self._last_timestamp is None or timestamp > self._last_timestamp:
+            self._last_timestamp = timestamp
+        self._session.submit(inputs, timestamp)
+
+    def _reply_error(self, message: str) -> None:
+        self._responses.put_nowait(encode_stream_error(message))
+
+    # -- from the graph instance (on the loop) ---------------------------------------------
+
+    def _on_packet(self, stream: str, packet: Packet) -> None:
+        try:
+            outputs = [_named(self._graph, stream, packet.value)]
+        except StatusError as error:
+            self._responses.put_nowait(error)
+            return
+        response = encode_graph_response(self._graph.name, "", packet.timestamp, outputs)
+        self._responses.put_nowait(wrap_stream_response(response))
+
+    def _on_reject(self, error: StatusError) -> None:
+        self._reply_error(error.message)
+
+    def _on_end(self, error: StatusError | None) -> None:
+        self._responses.put_nowait(error)

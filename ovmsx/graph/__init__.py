@@ -1,0 +1,1 @@
+"""MediaPipe graphs: read a ``graph.pbtxt``, check it, and run it."""

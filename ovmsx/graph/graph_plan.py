@@ -1,0 +1,55 @@
+"""The wiring of a loaded graph, worked out once so that each graph instance starts cheaply."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ovmsx.graph.calculator import CalculatorNode
+from ovmsx.graph.graph_config import GraphConfig
+from ovmsx.graph.graph_validation import topological_order
+from ovmsx.graph.input_policies import POLICIES
+
+
+@dataclass(frozen=True)
+class NodePlan:
+    label: str
+    calculator: CalculatorNode
+    inputs: tuple[tuple[str, str, bool], ...]  # (tag_index, stream, back edge)
+    outputs: tuple[tuple[str, str], ...]  # (tag_index, stream)
+    policy: str
+    sync_sets: tuple[frozenset[str], ...]
+
+
+@dataclass(frozen=True)
+class GraphPlan:
+    nodes: tuple[NodePlan, ...]  # upstream first
+    input_streams: tuple[str, ...]
+    output_streams: tuple[str, ...]
+
+
+def build_plan(config: GraphConfig, calculators: Sequence[CalculatorNode]) -> GraphPlan:
+    """``calculators[i]`` runs ``config.nodes[i]``; the graph has passed validation."""
+    nodes = []
+    for index in topological_order(config):
+        node = config.nodes[index]
+        if node.input_stream_handler not in POLICIES:
+            raise ValueError(f"unknown input stream handler {node.input_stream_handler}")
+        nodes.append(
+            NodePlan(
+                label=node.label,
+                calculator=calculators[index],
+                inputs=tuple(
+                    (ref.tag_index, ref.name, ref.tag_index in node.back_edges)
+                    for ref in node.inputs
+                ),
+                outputs=tuple((ref.tag_index, ref.name) for ref in node.outputs),
+                policy=node.input_stream_handler,
+                sync_sets=node.sync_sets,
+            )
+        )
+    return GraphPlan(
+        nodes=tuple(nodes),
+        input_streams=tuple(ref.name for ref in config.input_streams),
+        output_streams=tuple(ref.name for ref in config.output_streams),
+    )

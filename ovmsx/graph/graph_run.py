@@ -1,0 +1,207 @@
+"""One running instance of a graph: the scheduler.
+
+A ``GraphRun`` is driven by one thread at a time (see graph_workers.py), so it needs no locks:
+packets go in with ``add_packet``, ``drain`` runs every node that is ready until none is, and
+graph output packets leave through the ``on_output`` callback as soon as they exist.
+
+Rules it keeps, as MediaPipe does:
+- timestamps strictly increase on every stream; a packet below a stream's bound is an error;
+- a node never runs two timestamps at once, and sees its timestamps in increasing order;
+- after a node runs at ``t`` (or can no longer receive anything before ``t``), its outputs'
+  bounds pass ``t``, so nodes downstream waiting for a packet that will not come move on;
+- a node closes when all its inputs (back edges aside) are closed and drained, and closing it
+  closes its outputs;
+- the first failure stops the instance; ``error`` then says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from ovmsx.graph.calculator import Calculator, CalculatorContext, NodeFailure
+from ovmsx.graph.graph_plan import GraphPlan, NodePlan
+from ovmsx.graph.input_policies import POLICIES, InputSlot, SyncSetPolicy
+from ovmsx.graph.packet import DONE, UNSET, Packet
+from ovmsx.status import StatusCode, StatusError, status_error
+
+OutputCallback = Callable[[str, Packet], None]
+
+
+class _Stream:
+    __slots__ = ("bound", "consumers", "name", "observed")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.bound = UNSET
+        self.consumers: list[InputSlot] = []
+        self.observed = False  # a graph output stream
+
+
+class _Node:
+    __slots__ = ("calculator", "closed", "label", "outputs", "policy", "slots", "state")
+
+    def __init__(self, plan: NodePlan, streams: dict[str, _Stream]) -> None:
+        self.label = plan.label
+        self.calculator: Calculator = plan.calculator.create()
+        self.slots = [InputSlot(tag, name, back) for tag, name, back in plan.inputs]
+        for slot in self.slots:
+            streams[slot.stream].consumers.append(slot)
+        self.outputs = {tag: streams[name] for tag, name in plan.outputs}
+        if plan.policy == "SyncSetInputStreamHandler":
+            self.policy = SyncSetPolicy(self.slots, plan.sync_sets)
+        else:
+            self.policy = POLICIES[plan.policy](self.slots)
+        self.state: dict = {}  # the node's per-instance state (see CalculatorContext)
+        self.closed = False
+
+
+class GraphRun:
+    def __init__(
+        self, plan: GraphPlan, side_packets: Mapping[str, object], on_output: OutputCallback
+    ) -> None:
+        self._side_packets = side_packets
+        self._on_output = on_output
+        self._streams: dict[str, _Stream] = {}
+        for node in plan.nodes:
+            for _, name, _ in node.inputs:
+                self._streams.setdefault(name, _Stream(name))
+            for _, name in node.outputs:
+                self._streams.setdefault(name, _Stream(name))
+        for name in (*plan.input_streams, *plan.output_streams):
+            self._streams.setdefault(name, _Stream(name))
+        for name in plan.output_streams:
+            self._streams[name].observed = True
+        self._inputs = [self._streams[name] for name in plan.input_streams]
+        self.error: StatusError | None = None
+        self._nodes = [_Node(node, self._streams) for node in plan.nodes]
+        for node in self._nodes:
+            self._call(node, node.calculator.open, CalculatorContext(UNSET, {}, side_packets, {}))
+
+    @property
+    def finished(self) -> bool:
+        """Every node has closed, or the instance failed."""
+        return self.error is not None or all(node.closed for node in self._nodes)
+
+    # -- feeding ---------------------------------------------------------------------------
+
+    def add_packet(self, stream: str, value: object, timestamp: int) -> None:
+        """Put a packet on a graph input stream; ``StatusError`` if the stream refuses it."""
+        if self.error is not None:
+            raise self.error
+        target = self._streams[stream]
+        if timestamp < target.bound:
+            raise status_error(
+                StatusCode.MEDIAPIPE_GRAPH_ADD_PACKET_INPUT_STREAM,
+                f"timestamp {timestamp} on input stream {stream} is not greater than the "
+                f"previous one ({target.bound - 1}); timestamps must increase",
+            )
+        self._push(target, Packet(value, timestamp))
+
+    def close_inputs(self) -> None:
+        """No more packets will come from outside: let every node finish."""
+        for stream in self._inputs:
+            self._advance(stream, DONE)
+
+    # -- running ---------------------------------------------------------------------------
+
+    def drain(self, budget: int = 1 << 62) -> bool:
+        """Run ready nodes, upstream first, until nothing can run or ``budget`` calls were
+        made; True when work is left (call again)."""
+        calls = 0
+        progress = True
+        while progress and self.error is None:
+            progress = False
+            for node in self._nodes:
+                if node.closed or self.error is not None:
+                    continue
+                selection = node.policy.select()
+                if selection is None:
+                    progress = self._settle(node) or progress
+                    continue
+                self._process(node, *selection)
+                progress = True
+                calls += 1
+                if calls >= budget:
+                    return self.error is None
+        return False
+
+    def abort(self) -> None:
+        """End the instance now: close every calculator that is still open."""
+        for node in self._nodes:
+            if not node.closed:
+                node.closed = True
+                self._call(node, node.calculator.close, self._context(node, UNSET, {}))
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _context(self, node: _Node, timestamp: int, values: dict) -> CalculatorContext:
+        return CalculatorContext(timestamp, values, self._side_packets, node.state)
+
+    def _process(self, node: _Node, timestamp: int, slots: list[InputSlot]) -> None:
+        values = {slot.tag_index: slot.queue.popleft().value for slot in slots}
+        context = self._context(node, timestamp, values)
+        self._call(node, node.calculator.process, context)
+        if self.error is not None:
+            return
+        for tag_index, value, at in context.emitted:
+            stream = node.outputs.get(tag_index)
+            if stream is None:
+                self._fail(node, "INTERNAL", f"the node has no output stream {tag_index}")
+                return
+            if at < stream.bound:
+                self._fail(
+                    node,
+                    "INVALID_ARGUMENT",
+                    f"packet timestamp {at} on stream {stream.name} is not greater than the "
+                    f"previous one ({stream.bound - 1})",
+                )
+                return
+            self._push(stream, Packet(value, at))
+        for stream in node.outputs.values():
+            self._advance(stream, timestamp + 1)
+
+    def _settle(self, node: _Node) -> bool:
+        """Close a node that can receive nothing more, or pass its input bounds on."""
+        lowest = min((slot.next_timestamp() for slot in node.slots), default=DONE)
+        if lowest >= DONE:
+            node.closed = True
+            self._call(node, node.calculator.close, self._context(node, DONE, {}))
+            for stream in node.outputs.values():
+                self._advance(stream, DONE)
+            return True
+        moved = False
+        for stream in node.outputs.values():
+            if lowest > stream.bound:
+                self._advance(stream, lowest)
+                moved = True
+        return moved
+
+    def _push(self, stream: _Stream, packet: Packet) -> None:
+        stream.bound = packet.timestamp + 1
+        for slot in stream.consumers:
+            slot.queue.append(packet)
+            slot.bound = stream.bound
+        if stream.observed:
+            self._on_output(stream.name, packet)
+
+    @staticmethod
+    def _advance(stream: _Stream, bound: int) -> None:
+        if bound > stream.bound:
+            stream.bound = bound
+            for slot in stream.consumers:
+                slot.bound = max(slot.bound, bound)
+
+    def _call(self, node: _Node, method, context: CalculatorContext) -> None:
+        try:
+            method(context)
+        except NodeFailure as failure:
+            self._fail(node, failure.code, str(failure))
+        except Exception as error:  # a calculator bug: the instance fails, the server goes on
+            self._fail(node, "INTERNAL", f"{type(error).__name__}: {error}")
+
+    def _fail(self, node: _Node, code: str, message: str) -> None:
+        if self.error is None:
+            self.error = status_error(
+                StatusCode.MEDIAPIPE_EXECUTION_ERROR,
+                f'{code}: Calculator::Process() for node "{node.label}" failed: {message}',
+            )

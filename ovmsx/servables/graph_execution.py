@@ -1,0 +1,203 @@
+"""Running graph instances for requests: one per unary call, one per stream.
+
+The event loop never runs graph code: a unary call is one job on the worker pool, and a
+stream's requests are jobs queued on the stream's own ``SerialJobs``. Results come back with
+``loop.call_soon_threadsafe``; a stream's output packets are batched, so a generator that
+yields quickly wakes the loop once per batch, not once per packet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+
+from ovmsx.graph.graph_plan import GraphPlan
+from ovmsx.graph.graph_run import GraphRun
+from ovmsx.graph.graph_workers import SerialJobs, WorkerPool
+from ovmsx.graph.packet import Packet
+from ovmsx.status import StatusCode, StatusError, status_error
+
+log = logging.getLogger("ovmsx.graph")
+
+# Calls one stream's instance makes per job before letting other instances run.
+STREAM_BUDGET = 64
+# What a stream's outbox carries back to the loop.
+_PACKET, _REJECT, _END = range(3)
+
+
+def run_unary(
+    plan: GraphPlan,
+    side_packets: dict[str, object],
+    inputs: Sequence[tuple[str, object]],
+    timestamp: int,
+) -> dict[str, Packet]:
+    """Feed one request, close the inputs, run to the end; the first packet of every output."""
+    first: dict[str, Packet] = {}
+
+    def keep_first(stream: str, packet: Packet) -> None:
+        first.setdefault(stream, packet)
+
+    run = GraphRun(plan, side_packets, keep_first)
+    try:
+        for stream, value in inputs:
+            run.add_packet(stream, value, timestamp)
+        run.close_inputs()
+        run.drain()
+        if run.error is not None:
+            raise run.error
+    finally:
+        run.abort()
+    missing = [name for name in plan.output_streams if name not in first]
+    if missing:
+        raise status_error(
+            StatusCode.MEDIAPIPE_EXECUTION_ERROR,
+            f"Unknown error during mediapipe execution: no packet on output stream "
+            f"{', '.join(missing)}",
+        )
+    return first
+
+
+async def call_in_worker(pool: WorkerPool, function: Callable[[], object]) -> object:
+    """``function()`` on a worker thread; its result or exception comes back to the caller."""
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def job() -> None:
+        try:
+            result = function()
+        except BaseException as error:
+            loop.call_soon_threadsafe(_settle, future, None, error)
+        else:
+            loop.call_soon_threadsafe(_settle, future, result, None)
+
+    pool.submit(job)
+    return await future
+
+
+def _settle(future: asyncio.Future, result: object, error: BaseException | None) -> None:
+    if future.cancelled():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+class GraphSession:
+    """One graph instance serving one stream.
+
+    ``on_packet(stream, packet)`` runs on the loop for every graph output packet, in order;
+    ``on_reject(error)`` for a request whose packets the graph refused (the stream goes on);
+    ``on_end(error)`` once, when the instance has finished (None) or failed.
+    """
+
+    def __init__(
+        self,
+        plan: GraphPlan,
+        side_packets: dict[str, object],
+        pool: WorkerPool,
+        on_packet: Callable[[str, Packet], None],
+        on_reject: Callable[[StatusError], None],
+        on_end: Callable[[StatusError | None], None],
+    ) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._plan = plan
+        self._side_packets = side_packets
+        self._jobs = SerialJobs(pool)
+        self._on_packet = on_packet
+        self._on_reject = on_reject
+        self._on_end = on_end
+        self._run: GraphRun | None = None
+        self._outbox: deque[tuple[int, str, object]] = deque()
+        self._outbox_lock = threading.Lock()
+        self._ended = False  # touched only by jobs (one at a time)
+
+    # -- called on the loop ----------------------------------------------------------------
+
+    def submit(self, inputs: Sequence[tuple[str, object]], timestamp: int) -> None:
+        self._jobs.submit(lambda: self._feed(inputs, timestamp))
+
+    def close(self) -> None:
+        """The client sent its last request: finish what is in flight, then end."""
+        self._jobs.submit(self._finish)
+
+    def cancel(self) -> None:
+        """The client is gone: stop at once."""
+        self._jobs.submit(self._abort)
+
+    # -- jobs (worker threads, one at a time) ----------------------------------------------
+
+    def _instance(self) -> GraphRun:
+        if self._run is None:
+            self._run = GraphRun(self._plan, self._side_packets, self._deliver)
+        return self._run
+
+    def _feed(self, inputs: Sequence[tuple[str, object]], timestamp: int) -> None:
+        if self._ended:
+            return
+        try:
+            run = self._instance()
+            for stream, value in inputs:
+                run.add_packet(stream, value, timestamp)
+        except StatusError as error:
+            if self._run is None or self._run.error is None:
+                self._send(_REJECT, "", error)
+                return
+        except Exception as error:  # a bug must end the stream, not leave it hanging
+            log.exception("graph stream failed")
+            self._end(status_error(StatusCode.INTERNAL_ERROR, repr(error)))
+            return
+        self._continue(run)
+
+    def _continue(self, run: GraphRun) -> None:
+        if self._ended:
+            return
+        if run.drain(STREAM_BUDGET):
+            self._jobs.submit(lambda: self._continue(run))  # more to do: queue behind others
+        elif run.error is not None:
+            self._end(run.error)
+
+    def _finish(self) -> None:
+        if self._ended:
+            return
+        run = self._instance()
+        run.close_inputs()
+        run.drain()
+        self._end(run.error)
+
+    def _abort(self) -> None:
+        if not self._ended:
+            self._end(None)
+
+    def _end(self, error: StatusError | None) -> None:
+        self._ended = True
+        if self._run is not None:
+            self._run.abort()
+        self._send(_END, "", error)
+
+    def _deliver(self, stream: str, packet: Packet) -> None:
+        self._send(_PACKET, stream, packet)
+
+    def _send(self, kind: int, stream: str, item: object) -> None:
+        with self._outbox_lock:
+            wake = not self._outbox
+            self._outbox.append((kind, stream, item))
+        if wake:
+            self._loop.call_soon_threadsafe(self._flush)
+
+    # -- back on the loop ------------------------------------------------------------------
+
+    def _flush(self) -> None:
+        with self._outbox_lock:
+            items = list(self._outbox)
+            self._outbox.clear()
+        for kind, stream, item in items:
+            if kind == _PACKET:
+                self._on_packet(stream, item)
+            elif kind == _REJECT:
+                self._on_reject(item)
+            else:
+                self._on_end(item)
