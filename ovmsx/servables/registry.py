@@ -25,9 +25,10 @@ from ovmsx.status import StatusCode, StatusError, status_error
 
 log = logging.getLogger("ovmsx.models")
 
-# Threads running graph instances (Python nodes share the GIL; more threads than cores still
-# help when user code waits on I/O or runs numpy/OpenVINO code that releases the GIL).
-GRAPH_WORKERS = 4
+# Threads running graph instances. Python nodes share the GIL, so more threads mostly add
+# contention with the event loop (measured with bench/bench_graphs.py: 2 did best at
+# concurrency 4 on a 2-core machine); two still overlap user code that releases the GIL.
+GRAPH_WORKERS = 2
 
 
 class ServableRegistry:

@@ -149,3 +149,10 @@ def graph_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPro
 def graph_client(graph_server: ServerProcess) -> Iterator[grpcclient.InferenceServerClient]:
     with grpcclient.InferenceServerClient(graph_server.url) as triton:
         yield triton
+
+
+@pytest.fixture(scope="session")
+def graph_stub(graph_server: ServerProcess) -> Iterator[service_pb2_grpc.GRPCInferenceServiceStub]:
+    """A bare KServe stub on the graph server, for typed requests."""
+    with grpc.insecure_channel(graph_server.url) as channel:
+        yield service_pb2_grpc.GRPCInferenceServiceStub(channel)

@@ -8,17 +8,9 @@ import grpc
 import numpy as np
 import pytest
 import tritonclient.grpc as grpcclient
+from graph_streams import tensor_input
 from kserve_requests import request, rpc_error
-from tritonclient.grpc import service_pb2_grpc
 from tritonclient.utils import InferenceServerException
-
-
-def _input(name: str, data: np.ndarray, datatype: str | None = None) -> grpcclient.InferInput:
-    if datatype is None:
-        datatype = {np.dtype(np.float32): "FP32", np.dtype(np.int32): "INT32"}[data.dtype]
-    given = grpcclient.InferInput(name, list(data.shape), datatype)
-    given.set_data_from_numpy(data)
-    return given
 
 
 def _raw_input(name: str, raw: bytes, shape: list[int], datatype: str) -> grpcclient.InferInput:
@@ -33,7 +25,7 @@ def _report(result, name: str = "report") -> dict:
 
 def test_increment_chain_adds_three(graph_client) -> None:
     data = np.array([1.0, 2.0, 3.0], np.float32)
-    result = graph_client.infer("increment", [_input("first_number", data)])
+    result = graph_client.infer("increment", [tensor_input("first_number", data)])
     np.testing.assert_array_equal(result.as_numpy("last_number"), data + 3)
     response = result.get_response()
     assert response.model_name == "increment"
@@ -42,7 +34,7 @@ def test_increment_chain_adds_three(graph_client) -> None:
 
 
 def test_inputs_arrive_sorted_by_tag(graph_client) -> None:
-    inputs = [_input(n, np.array([i], np.int32)) for i, n in enumerate(["c", "a", "b"])]
+    inputs = [tensor_input(n, np.array([i], np.int32)) for i, n in enumerate(["c", "a", "b"])]
     report = _report(graph_client.infer("tag_order", inputs))
     assert [t["name"] for t in report["inputs"]] == ["a", "b", "c"]
 
@@ -57,12 +49,12 @@ def test_initialize_gets_node_and_stream_names(graph_client) -> None:
 
 
 def _abc() -> list[grpcclient.InferInput]:
-    return [_input(n, np.array([1], np.int32)) for n in "abc"]
+    return [tensor_input(n, np.array([1], np.int32)) for n in "abc"]
 
 
 def test_known_datatype_keeps_its_format(graph_client) -> None:
     data = np.arange(6, dtype=np.float32).reshape(2, 3)
-    (seen,) = _report(graph_client.infer("describe", [_input("input", data)]))["inputs"]
+    (seen,) = _report(graph_client.infer("describe", [tensor_input("input", data)]))["inputs"]
     assert (seen["datatype"], seen["shape"], seen["format"]) == ("FP32", [2, 3], "f")
     assert seen["buffer_shape"] == [2, 3]
     assert bytes.fromhex(seen["hex"]) == data.tobytes()
@@ -85,30 +77,30 @@ def test_raw_bytes_reach_the_node_unchanged(graph_client) -> None:
     assert seen["shape"] == [len(raw)]
 
 
-def test_bytes_contents_are_packed_with_length_prefixes(graph_client, graph_server) -> None:
+def test_bytes_contents_are_packed_with_length_prefixes(graph_stub) -> None:
     elements = [b"x" * 240, b"", b"abc"]
     message = request("describe")
     message.inputs.add(name="input", datatype="BYTES", shape=[3])
     message.inputs[0].contents.bytes_contents.extend(elements)
-    response = _stub(graph_server).ModelInfer(message)
+    response = graph_stub.ModelInfer(message)
     seen = json.loads(response.raw_output_contents[0])["inputs"][0]
     expected = b"".join(len(e).to_bytes(4, "little") + e for e in elements)
     assert bytes.fromhex(seen["hex"]) == expected
     assert (seen["datatype"], seen["shape"], seen["format"]) == ("BYTES", [3], "B")
 
 
-def test_typed_custom_datatype_is_refused(graph_server) -> None:
+def test_typed_custom_datatype_is_refused(graph_stub) -> None:
     message = request("describe")
     message.inputs.add(name="input", datatype="my_string", shape=[1])
     message.inputs[0].contents.bytes_contents.append(b"x")
-    code, text = rpc_error(_stub(graph_server).ModelInfer, message)
+    code, text = rpc_error(graph_stub.ModelInfer, message)
     assert code == grpc.StatusCode.INVALID_ARGUMENT
     assert "custom datatypes are allowed only when raw_input_contents is used" in text
 
 
 def test_python_outputs_keep_their_datatype_and_shape(graph_client) -> None:
     data = np.array([[1, 2]], np.int32)
-    result = graph_client.infer("two_outputs", [_input("input", data)])
+    result = graph_client.infer("two_outputs", [tensor_input("input", data)])
     np.testing.assert_array_equal(result.as_numpy("doubled"), data * 2)
     np.testing.assert_array_equal(result.as_numpy("negated"), -data)
     outputs = {o.name: (o.datatype, list(o.shape)) for o in result.get_response().outputs}
@@ -118,7 +110,7 @@ def test_python_outputs_keep_their_datatype_and_shape(graph_client) -> None:
 def test_manual_timestamp_comes_back(graph_client) -> None:
     result = graph_client.infer(
         "increment",
-        [_input("first_number", np.zeros(1, np.float32))],
+        [tensor_input("first_number", np.zeros(1, np.float32))],
         parameters={"OVMS_MP_TIMESTAMP": 12345},
     )
     assert result.get_response().parameters["OVMS_MP_TIMESTAMP"].int64_param == 12345
@@ -128,7 +120,7 @@ def test_timestamp_must_be_int64(graph_client) -> None:
     with pytest.raises(InferenceServerException, match="Should be int64"):
         graph_client.infer(
             "increment",
-            [_input("first_number", np.zeros(1, np.float32))],
+            [tensor_input("first_number", np.zeros(1, np.float32))],
             parameters={"OVMS_MP_TIMESTAMP": "soon"},
         )
 
@@ -137,7 +129,7 @@ def test_reserved_side_packet_name_is_refused(graph_client) -> None:
     with pytest.raises(InferenceServerException, match="py is special reserved name"):
         graph_client.infer(
             "increment",
-            [_input("first_number", np.zeros(1, np.float32))],
+            [tensor_input("first_number", np.zeros(1, np.float32))],
             parameters={"py": "mine"},
         )
 
@@ -146,7 +138,7 @@ def test_missing_and_unexpected_inputs(graph_client) -> None:
     with pytest.raises(InferenceServerException, match="Not all input packets created"):
         graph_client.infer("tag_order", _abc()[:2])
     with pytest.raises(InferenceServerException, match="stranger is unexpected"):
-        graph_client.infer("increment", [_input("stranger", np.zeros(1, np.float32))])
+        graph_client.infer("increment", [tensor_input("stranger", np.zeros(1, np.float32))])
 
 
 def test_wrong_raw_size_for_a_known_datatype(graph_client) -> None:
@@ -158,7 +150,7 @@ def test_wrong_raw_size_for_a_known_datatype(graph_client) -> None:
 def test_incomplete_outputs_fail_a_unary_call(graph_client) -> None:
     # Unary answers need a packet on every output; the node sent only error_message.
     with pytest.raises(InferenceServerException, match="no packet on output stream result"):
-        graph_client.infer("incomplete_outputs", [_input("input", np.array([-1], np.int32))])
+        graph_client.infer("incomplete_outputs", [tensor_input("input", np.array([-1], np.int32))])
 
 
 @pytest.mark.parametrize(
@@ -174,7 +166,7 @@ def test_incomplete_outputs_fail_a_unary_call(graph_client) -> None:
 )
 def test_node_errors_name_the_node_and_the_cause(graph_client, graph, words) -> None:
     with pytest.raises(InferenceServerException) as caught:
-        graph_client.infer(graph, [_input("input", np.array([1], np.int32))])
+        graph_client.infer(graph, [tensor_input("input", np.array([1], np.int32))])
     text = str(caught.value)
     assert "Mediapipe execution failed. MP status" in text
     assert "Error occurred during graph execution" in text or graph.startswith(("returns", "y"))
@@ -183,23 +175,23 @@ def test_node_errors_name_the_node_and_the_cause(graph_client, graph, words) -> 
         assert word in text
     # The graph still answers afterwards (each unary call has its own instance).
     with pytest.raises(InferenceServerException, match="MP status"):
-        graph_client.infer(graph, [_input("input", np.array([1], np.int32))])
+        graph_client.infer(graph, [tensor_input("input", np.array([1], np.int32))])
 
 
 def test_initialize_may_be_missing(graph_client) -> None:
     data = np.array([7], np.int32)
-    result = graph_client.infer("no_initialize", [_input("input", data)])
+    result = graph_client.infer("no_initialize", [tensor_input("input", data)])
     np.testing.assert_array_equal(result.as_numpy("output"), data)
 
 
 def test_same_file_name_in_two_folders_loads_both(graph_client) -> None:
     data = np.array([1, 2], np.int32)
-    result = graph_client.infer("same_file_names", [_input("input", data)])
+    result = graph_client.infer("same_file_names", [tensor_input("input", data)])
     np.testing.assert_array_equal(result.as_numpy("output"), (data + 1) * 10)
 
 
 def test_unary_generator_answers_with_its_first_item(graph_client) -> None:
-    result = graph_client.infer("generative", [_input("start", np.array([5], np.int32))])
+    result = graph_client.infer("generative", [tensor_input("start", np.array([5], np.int32))])
     np.testing.assert_array_equal(result.as_numpy("token"), [5])
     np.testing.assert_array_equal(result.as_numpy("end"), [1])
 
@@ -215,7 +207,3 @@ def test_graph_ready_and_metadata(graph_client) -> None:
     assert [list(t.shape) for t in metadata.outputs] == [[]]
     with pytest.raises(InferenceServerException, match="Model with requested version"):
         graph_client.get_model_metadata("increment", "2")
-
-
-def _stub(server) -> service_pb2_grpc.GRPCInferenceServiceStub:
-    return service_pb2_grpc.GRPCInferenceServiceStub(grpc.insecure_channel(server.url))
