@@ -96,6 +96,11 @@ class KServeService:
             await abort(context, error)
         graph = self._registry.graphs.get(request.servable_name)
         if graph is None:
+            if request.servable_name not in self._registry.models:
+                # As OVMS: a stream whose first request names nothing ends with NOT_FOUND.
+                await abort(
+                    context, status_error(StatusCode.MODEL_NAME_MISSING, request.servable_name)
+                )
             yield await self._stream_reply(first)
             async for message in messages:
                 yield await self._stream_reply(message)

@@ -61,7 +61,8 @@ class DefaultPolicy:
 
 
 class ImmediatePolicy:
-    """ImmediateInputStreamHandler: each packet on its own, as soon as it arrives."""
+    """ImmediateInputStreamHandler: run as soon as any packet arrives, without waiting for
+    the other inputs; packets that arrived at one timestamp are delivered together."""
 
     def __init__(self, slots: Sequence[InputSlot]) -> None:
         self._slots = slots
@@ -70,8 +71,8 @@ class ImmediatePolicy:
         waiting = [slot for slot in self._slots if slot.queue]
         if not waiting:
             return None
-        first = min(waiting, key=lambda slot: slot.queue[0].timestamp)
-        return first.queue[0].timestamp, [first]
+        earliest = min(slot.queue[0].timestamp for slot in waiting)
+        return earliest, [slot for slot in waiting if slot.queue[0].timestamp == earliest]
 
 
 class SyncSetPolicy:

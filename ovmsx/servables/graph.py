@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ovmsx.config.mediapipe_config import MediapipeConfig
 from ovmsx.graph.calculator import CalculatorNode
 from ovmsx.graph.calculators import CALCULATORS
-from ovmsx.graph.graph_config import GraphConfig, StreamRef, parse_graph
+from ovmsx.graph.graph_config import StreamRef, parse_graph
 from ovmsx.graph.graph_plan import GraphPlan, build_plan
 from ovmsx.graph.graph_validation import validate_graph
 from ovmsx.servables.model import parse_version
@@ -102,7 +102,6 @@ class Graph:
             raise
         self.nodes = nodes
         self.plan = build_plan(config, nodes)
-        self.graph_config: GraphConfig = config
 
     def retire(self) -> None:
         """Finalize every node (runs user code: call from a worker thread)."""

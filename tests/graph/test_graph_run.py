@@ -233,3 +233,17 @@ def test_nodes_run_upstream_first_and_never_twice_at_one_timestamp() -> None:
     assert [p.timestamp for _, p in outputs] == [1, 2, 3]
     for node in nodes:
         assert [t for t, _ in node.calls] == [1, 2, 3]
+
+
+def test_immediate_handler_delivers_one_timestamp_together() -> None:
+    text = TWO_INPUTS.replace(
+        'output_stream: "OUT:out" }',
+        'output_stream: "OUT:out" '
+        'input_stream_handler { input_stream_handler: "ImmediateInputStreamHandler" } }',
+    )
+    run, outputs, _ = start(text)
+    run.add_packet("a", 1, 10)
+    run.add_packet("b", 2, 10)
+    run.drain()
+    assert outputs == [("out", Packet(["A:0", "B:0"], 10))]
+    assert run.error is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from graph_streams import tensor_input
+from graph_streams import Stream, tensor_input
 from serving_graphs import BROKEN_GRAPHS
 from tritonclient.utils import InferenceServerException
 
@@ -29,3 +29,11 @@ def test_good_graphs_serve_next_to_broken_ones(graph_client) -> None:
 def test_unknown_name_is_not_found(graph_client) -> None:
     with pytest.raises(InferenceServerException, match="Model with requested name is not found"):
         graph_client.infer("no_such_graph", [tensor_input("input", np.ones(1, np.int32))])
+
+
+def test_stream_to_an_unknown_name_ends_with_not_found(graph_server) -> None:
+    with Stream(graph_server.url) as stream:
+        stream.send("no_such_graph", [tensor_input("input", np.ones(1, np.int32))])
+        error = stream.error()
+    assert "StatusCode.NOT_FOUND" in error
+    assert "Model with requested name is not found - no_such_graph" in error

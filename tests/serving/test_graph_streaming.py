@@ -138,3 +138,9 @@ def test_a_stream_to_another_graph_name_is_refused_per_request(graph_server) -> 
         stream.result()
         stream.send("counter", _int("input", 0))
         assert "different servable name" in stream.error()
+
+
+def test_immediate_handler_gets_both_inputs_of_one_request(graph_client) -> None:
+    inputs = [*_int("labels", 1), tensor_input("image", np.zeros(2, np.float32))]
+    report = json.loads(graph_client.infer("immediate", inputs).as_numpy("report").tobytes())
+    assert sorted(t["name"] for t in report["inputs"]) == ["image", "labels"]
