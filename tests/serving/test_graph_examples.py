@@ -8,16 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from serving_process import ServerProcess
 
-TESTS = Path(__file__).resolve().parents[1]
-EXAMPLES = TESTS.parent / "examples"
-
-# The server helpers live with the serving tests; test folders are not packages (pytest's
-# default import mode puts each test's own folder on sys.path), so add theirs too.
-if str(TESTS / "serving") not in sys.path:
-    sys.path.insert(0, str(TESTS / "serving"))
-
-from serving_process import ServerProcess  # noqa: E402
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 CLIENT_TIMEOUT = 60
 
