@@ -6,9 +6,10 @@ import os
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, Field, PrivateAttr
 
 from ovmsx.config.model_config import REMOTE_PREFIXES
+from ovmsx.config.strict_model import STRICT
 from ovmsx.status import StatusCode, status_error
 
 GRAPH_FILE = "graph.pbtxt"
@@ -32,13 +33,7 @@ class MediapipeConfig(BaseModel):
     to avoid the exception.
     """
 
-    model_config = ConfigDict(
-        frozen=True,
-        extra="forbid",
-        strict=True,
-        use_attribute_docstrings=True,
-        protected_namespaces=(),
-    )
+    model_config = STRICT
 
     name: Annotated[str, Field(min_length=1)]
     """The name clients use to address the graph."""

@@ -9,7 +9,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Field,
     PlainValidator,
     PrivateAttr,
@@ -26,6 +25,7 @@ from ovmsx.config.shape_spec import (
     parse_layout,
     parse_shape,
 )
+from ovmsx.config.strict_model import STRICT
 from ovmsx.config.version_policy import VersionPolicy
 
 log = logging.getLogger("ovmsx.config")
@@ -153,13 +153,7 @@ class ModelConfig(BaseModel):
     directory at validation time).
     """
 
-    model_config = ConfigDict(
-        frozen=True,
-        extra="forbid",
-        strict=True,
-        use_attribute_docstrings=True,
-        protected_namespaces=(),
-    )
+    model_config = STRICT
 
     name: Annotated[str, Field(min_length=1)]
     """The name clients use to address the model."""

@@ -13,28 +13,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError, field_validator
 
 from ovmsx.config.errors import ConfigError
 from ovmsx.config.mediapipe_config import MediapipeConfig
 from ovmsx.config.model_config import ModelConfig
+from ovmsx.config.strict_model import STRICT
 from ovmsx.status import StatusCode, render
 
 log = logging.getLogger("ovmsx.config")
-
-_STRICT = ConfigDict(
-    frozen=True,
-    extra="forbid",
-    strict=True,
-    use_attribute_docstrings=True,
-    protected_namespaces=(),
-)
 
 
 class ModelEntry(BaseModel):
     """One item of ``model_config_list``: ``{"config": {...}}`` and nothing else."""
 
-    model_config = _STRICT
+    model_config = STRICT
 
     config: ModelConfig
     """The model's settings."""
@@ -67,7 +60,7 @@ def _keep_first_of_each_name(
 class ServerConfig(BaseModel):
     """A validated ``config.json``; ``load_config`` builds one from a file."""
 
-    model_config = _STRICT
+    model_config = STRICT
 
     model_config_list: list[ModelEntry]
     """The models to serve, first definition first; later ones with a taken name are dropped."""
@@ -127,7 +120,7 @@ class ServerConfig(BaseModel):
 class Subconfig(BaseModel):
     """A graph's subconfig file: the models the graph uses, and nothing else."""
 
-    model_config = _STRICT
+    model_config = STRICT
 
     model_config_list: list[ModelEntry]
     """The models, first definition first; later ones with a taken name are dropped."""

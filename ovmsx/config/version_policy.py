@@ -9,21 +9,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
-_STRICT = ConfigDict(frozen=True, extra="forbid", strict=True, use_attribute_docstrings=True)
+from ovmsx.config.strict_model import STRICT
 
 
 class AllVersions(BaseModel):
     """Serve every version found (``{"all": {}}``; the object takes no keys)."""
 
-    model_config = _STRICT
+    model_config = STRICT
 
 
 class SpecificVersions(BaseModel):
     """Serve the listed versions that exist."""
 
-    model_config = _STRICT
+    model_config = STRICT
 
     versions: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1)]
     """Version numbers to serve, each at least 1."""
@@ -32,7 +32,7 @@ class SpecificVersions(BaseModel):
 class LatestVersions(BaseModel):
     """Serve the highest ``num_versions`` versions found."""
 
-    model_config = _STRICT
+    model_config = STRICT
 
     num_versions: Annotated[int, Field(ge=1)]
     """How many of the highest versions to serve."""
@@ -41,7 +41,7 @@ class LatestVersions(BaseModel):
 class VersionPolicy(BaseModel):
     """Exactly one of ``all``, ``specific``, ``latest``; ``select`` applies it."""
 
-    model_config = _STRICT
+    model_config = STRICT
 
     all: AllVersions | None = None
     """Set for ``{"all": {}}``."""

@@ -48,17 +48,18 @@ class ServableRegistry:
         """Load every model, then every graph; one that fails is reported, the rest serve."""
         await asyncio.gather(*(self._load_model(config) for config in configs))
         for config in graphs:
+            if config.name in self.models:
+                # The model keeps its name; the graph is reported and not served.
+                error = status_error(StatusCode.MEDIAPIPE_GRAPH_NAME_OCCUPIED, config.name)
+                log.error("graph %s not loaded: %s", config.name, error.message)
+                continue
             self.graphs.setdefault(config.name, Graph(config.name, config))
-        await asyncio.gather(*(self._load_graph(self.graphs[c.name]) for c in graphs))
+        await asyncio.gather(*(self._load_graph(graph) for graph in self.graphs.values()))
         self.initial_load_done = True
 
     async def _load_graph(self, graph: Graph) -> None:
         graph.state = VersionState.LOADING
         try:
-            if graph.name in self.models:
-                raise status_error(
-                    StatusCode.MEDIAPIPE_GRAPH_NAME_OCCUPIED, f"{graph.name} names a model"
-                )
             await asyncio.to_thread(graph.load)
         except StatusError as error:
             graph.error = error

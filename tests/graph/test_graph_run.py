@@ -89,6 +89,13 @@ node { calculator: "Recorder" input_stream: "A:a" input_stream: "B:b" output_str
 """
 
 
+IMMEDIATE = TWO_INPUTS.replace(
+    'output_stream: "OUT:out" }',
+    'output_stream: "OUT:out" '
+    'input_stream_handler { input_stream_handler: "ImmediateInputStreamHandler" } }',
+)
+
+
 def test_default_handler_waits_for_every_input_at_one_timestamp() -> None:
     run, outputs, _ = start(TWO_INPUTS)
     run.add_packet("a", 1, 10)
@@ -137,12 +144,7 @@ def test_missing_output_does_not_stall_downstream() -> None:
 
 
 def test_immediate_handler_runs_each_packet_alone() -> None:
-    text = TWO_INPUTS.replace(
-        'output_stream: "OUT:out" }',
-        'output_stream: "OUT:out" '
-        'input_stream_handler { input_stream_handler: "ImmediateInputStreamHandler" } }',
-    )
-    run, outputs, _ = start(text)
+    run, outputs, _ = start(IMMEDIATE)
     run.add_packet("a", 1, 10)
     run.drain()
     run.add_packet("b", 2, 11)
@@ -236,12 +238,7 @@ def test_nodes_run_upstream_first_and_never_twice_at_one_timestamp() -> None:
 
 
 def test_immediate_handler_delivers_one_timestamp_together() -> None:
-    text = TWO_INPUTS.replace(
-        'output_stream: "OUT:out" }',
-        'output_stream: "OUT:out" '
-        'input_stream_handler { input_stream_handler: "ImmediateInputStreamHandler" } }',
-    )
-    run, outputs, _ = start(text)
+    run, outputs, _ = start(IMMEDIATE)
     run.add_packet("a", 1, 10)
     run.add_packet("b", 2, 10)
     run.drain()

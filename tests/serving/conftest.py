@@ -13,6 +13,7 @@ import subprocess
 import sys
 import zipfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 
@@ -81,7 +82,14 @@ def server(
     server_config: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ServerProcess]:
     """The shared server; at the end it must stop on SIGTERM with exit code 0."""
-    process = ServerProcess(["--config_path", str(server_config)], tmp_path_factory.mktemp("srv"))
+    with _serving(server_config, tmp_path_factory.mktemp("srv")) as process:
+        yield process
+
+
+@contextmanager
+def _serving(config: Path, workdir: Path) -> Iterator[ServerProcess]:
+    """A server on ``config`` while the block runs; it must then stop on SIGTERM with 0."""
+    process = ServerProcess(["--config_path", str(config)], workdir)
     try:
         process.wait_ready()
         yield process
@@ -135,13 +143,8 @@ def graph_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPro
     """One server for every graph of serving_graphs.py (broken ones included); it must stop
     cleanly on SIGTERM, finalize errors and all."""
     config = write_graphs(tmp_path_factory.mktemp("graphs"))
-    process = ServerProcess(["--config_path", str(config)], tmp_path_factory.mktemp("gsrv"))
-    try:
-        process.wait_ready()
+    with _serving(config, tmp_path_factory.mktemp("gsrv")) as process:
         yield process
-    finally:
-        code = process.stop()
-    assert code == 0, f"ovmsx exited with {code} on SIGTERM:\n{process.log()}"
     assert "finalize failed on purpose" in process.log()
 
 
