@@ -12,6 +12,7 @@ from ovmsx.config.cli_options import ServerOptions, parse_options
 from ovmsx.config.errors import EX_USAGE, ConfigError, UsageError
 from ovmsx.config.mediapipe_config import MediapipeConfig
 from ovmsx.config.model_config import ModelConfig
+from ovmsx.config.servables import Servables
 from ovmsx.config.server_config import load_config, load_subconfig
 
 EX_FAILURE = 1
@@ -32,15 +33,18 @@ def _configure_logging(options: ServerOptions) -> None:
     )
 
 
-def _servables(
-    options: ServerOptions,
-) -> tuple[Sequence[ModelConfig], Sequence[MediapipeConfig]]:
+def _servables(options: ServerOptions) -> Servables:
     single = options.single_model_config()
     if single is not None:
-        return [single], []
+        return Servables(models=[single])
     assert options.config_path is not None  # parse_options requires one of the two
     config = load_config(options.config_path)
-    return [*config.models, *_subconfig_models(config.graphs, config.models)], config.graphs
+    return Servables(
+        models=[*config.models, *_subconfig_models(config.graphs, config.models)],
+        graphs=config.graphs,
+        pipelines=config.pipelines,
+        libraries=config.libraries,
+    )
 
 
 def _subconfig_models(
@@ -84,21 +88,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EX_USAGE
     _configure_logging(options)
     try:
-        models, graphs = _servables(options)
+        servables = _servables(options)
     except (ConfigError, UsageError) as error:
         logging.getLogger("ovmsx.config").error("%s", error)
         return EX_USAGE if isinstance(error, UsageError) else EX_FAILURE
-    return asyncio.run(serve_options(options, models, graphs))
+    return asyncio.run(serve_options(options, servables))
 
 
-async def serve_options(
-    options: ServerOptions,
-    models: Sequence[ModelConfig],
-    graphs: Sequence[MediapipeConfig] = (),
-) -> int:
+async def serve_options(options: ServerOptions, servables: Servables) -> int:
     from ovmsx.server import serve  # grpc is imported only when a server runs
 
-    return await serve(options, models, graphs)
+    return await serve(options, servables)
 
 
 if __name__ == "__main__":

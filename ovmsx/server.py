@@ -9,12 +9,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Sequence
 
 from ovmsx import _core
 from ovmsx.config.cli_options import ServerOptions
-from ovmsx.config.mediapipe_config import MediapipeConfig
-from ovmsx.config.model_config import ModelConfig
+from ovmsx.config.servables import Servables
 from ovmsx.frontend.grpc_server import create_server
 from ovmsx.frontend.kserve_service import KServeService
 from ovmsx.servables.inference_dispatch import InferenceDispatcher
@@ -34,11 +32,7 @@ def _report_failure(task: asyncio.Task) -> None:
         log.error("loading models failed", exc_info=task.exception())
 
 
-async def serve(
-    options: ServerOptions,
-    models: Sequence[ModelConfig],
-    graphs: Sequence[MediapipeConfig] = (),
-) -> int:
+async def serve(options: ServerOptions, servables: Servables) -> int:
     _core.tune_allocator(MMAP_THRESHOLD, TRIM_THRESHOLD)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -61,7 +55,9 @@ async def serve(
     await server.start()
     log.info("KServe gRPC on %s port %d", ",".join(options.grpc_bind_addresses), port)
     # ServerLive answers at once; ServerReady turns true when the initial load is done.
-    loading = asyncio.create_task(registry.load(models, graphs))
+    loading = asyncio.create_task(
+        registry.load(servables.models, servables.graphs, servables.pipelines, servables.libraries)
+    )
     loading.add_done_callback(_report_failure)
     await stop.wait()
     log.info("stopping: draining in-flight requests")

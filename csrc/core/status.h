@@ -79,6 +79,48 @@ enum class GrpcCode : std::uint8_t {
     "Pipeline execution aborted due to no content from custom node", ABORTED, 204)                 \
   X(PIPELINE_DEFINITION_INVALID_NODE_LIBRARY, "Pipeline refers to incorrect library", UNKNOWN,     \
     500)                                                                                           \
+  X(PIPELINE_DEFINITION_NOT_LOADED_YET, "Pipeline is not loaded yet", UNAVAILABLE, 500)            \
+  X(PIPELINE_DEFINITION_NOT_LOADED_ANYMORE, "Pipeline is retired", NOT_FOUND, 404)                 \
+  X(PIPELINE_NODE_WRONG_KIND_CONFIGURATION, "Unsupported node type", UNKNOWN, 500)                 \
+  X(PIPELINE_NODE_NAME_DUPLICATE, "Pipeline definition has multiple nodes with the same name",     \
+    UNKNOWN, 500)                                                                                  \
+  X(PIPELINE_CYCLE_FOUND, "Pipeline definition contains a cycle", UNKNOWN, 500)                    \
+  X(PIPELINE_CONTAINS_UNCONNECTED_NODES, "Pipeline definition has unconnected nodes", UNKNOWN,     \
+    500)                                                                                           \
+  X(PIPELINE_NODE_REFERING_TO_MISSING_NODE, "Pipeline definition has reference to missing node",   \
+    UNKNOWN, 500)                                                                                  \
+  X(PIPELINE_NODE_REFERING_TO_MISSING_MODEL, "Pipeline definition has reference to missing model", \
+    UNKNOWN, 500)                                                                                  \
+  X(PIPELINE_NODE_REFERING_TO_MISSING_DATA_SOURCE,                                                 \
+    "Pipeline definition has reference to missing data source", UNKNOWN, 500)                      \
+  X(PIPELINE_NODE_REFERING_TO_MISSING_MODEL_OUTPUT,                                                \
+    "Pipeline definition has reference to missing model output", UNKNOWN, 500)                     \
+  X(PIPELINE_CONNECTION_TO_MISSING_MODEL_INPUT,                                                    \
+    "Pipeline definition has connection to non existing model input", UNKNOWN, 500)                \
+  X(PIPELINE_NOT_ALL_INPUTS_CONNECTED,                                                             \
+    "Pipeline definition does not have connections for all inputs of underlying models", UNKNOWN,  \
+    500)                                                                                           \
+  X(PIPELINE_MODEL_INPUT_CONNECTED_TO_MULTIPLE_DATA_SOURCES,                                       \
+    "Pipeline definition has multiple connections to the same input of underlying model", UNKNOWN, \
+    500)                                                                                           \
+  X(PIPELINE_NAME_OCCUPIED, "Pipeline has the same name as model", UNKNOWN, 500)                   \
+  X(PIPELINE_WRONG_NUMBER_OF_DIMENSIONS_TO_DEMULTIPLY,                                             \
+    "Wrong number of dimensions in a tensor to be sharded", UNKNOWN, 500)                          \
+  X(PIPELINE_WRONG_DIMENSION_SIZE_TO_DEMULTIPLY,                                                   \
+    "Wrong dimension size. Should match demultiply count", UNKNOWN, 500)                           \
+  X(PIPELINE_NODE_GATHER_FROM_NOT_EXISTING_NODE, "Gather node refers to not existing node",        \
+    UNKNOWN, 500)                                                                                  \
+  X(PIPELINE_NODE_GATHER_FROM_NOT_DEMULTIPLEXER,                                                   \
+    "Gather node refers to node that isn't demultiplexer", UNKNOWN, 500)                           \
+  X(PIPELINE_TOO_LARGE_DIMENSION_SIZE_TO_DEMULTIPLY,                                               \
+    "Too large dynamic demultiplication requested.", UNKNOWN, 500)                                 \
+  X(PIPELINE_WRONG_DEMULTIPLEXER_GATHER_NODES_ORDER,                                               \
+    "Demultiplexer and gather nodes are not in LIFO order", UNKNOWN, 500)                          \
+  X(PIPELINE_INCONSISTENT_SHARD_DIMENSIONS, "Gathered tensor shards dimensions are different",     \
+    UNKNOWN, 500)                                                                                  \
+  X(PIPELINE_INPUTS_AMBIGUOUS_METADATA,                                                            \
+    "Multiple nodes connected to the same pipeline input require different tensor metadata",       \
+    UNKNOWN, 500)                                                                                  \
   X(NODE_LIBRARY_MISSING, "Custom node library not found", UNKNOWN, 500)                           \
   X(NODE_LIBRARY_LOAD_FAILED_OPEN, "Custom node library failed to open", UNKNOWN, 500)             \
   X(NODE_LIBRARY_LOAD_FAILED_SYM, "Custom node library failed to load symbol", UNKNOWN, 500)       \

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError, field_valid
 from ovmsx.config.errors import ConfigError
 from ovmsx.config.mediapipe_config import MediapipeConfig
 from ovmsx.config.model_config import ModelConfig
+from ovmsx.config.pipeline_config import CustomNodeLibraryConfig, PipelineConfig
 from ovmsx.config.strict_model import STRICT
 from ovmsx.status import StatusCode, render
 
@@ -69,12 +70,13 @@ class ServerConfig(BaseModel):
     """The MediaPipe graphs to serve, first definition first; later ones with a taken name are
     dropped."""
 
+    pipeline_config_list: list[PipelineConfig] = Field(default_factory=list)
+    """DAG pipelines of models and custom nodes; later ones with a taken name are dropped."""
+    custom_node_library_config_list: list[CustomNodeLibraryConfig] = Field(default_factory=list)
+    """Custom-node libraries pipelines refer to by name."""
+
     # The lists below are served by later work. For now they are only checked to be lists of
     # objects (and an object for monitoring) and kept as the raw JSON, for that work to validate.
-    pipeline_config_list: list[dict[str, Any]] = Field(default_factory=list)
-    """DAG pipelines, raw."""
-    custom_node_library_config_list: list[dict[str, Any]] = Field(default_factory=list)
-    """Custom node libraries (``name``, ``base_path``), raw."""
     custom_loader_config_list: list[dict[str, Any]] = Field(default_factory=list)
     """Custom model loaders, raw."""
     monitoring: dict[str, Any] | None = None
@@ -100,6 +102,21 @@ class ServerConfig(BaseModel):
     def models(self) -> tuple[ModelConfig, ...]:
         """The model configs, one per name, in file order."""
         return tuple(entry.config for entry in self.model_config_list)
+
+    @field_validator("pipeline_config_list")
+    @classmethod
+    def _first_pipeline_of_each_name(cls, entries: list[PipelineConfig]) -> list[PipelineConfig]:
+        return _keep_first_of_each_name(entries, lambda entry: entry.name, "pipeline")
+
+    @property
+    def pipelines(self) -> tuple[PipelineConfig, ...]:
+        """The pipeline configs, one per name, in file order."""
+        return tuple(self.pipeline_config_list)
+
+    @property
+    def libraries(self) -> tuple[CustomNodeLibraryConfig, ...]:
+        """The custom-node libraries, in file order."""
+        return tuple(self.custom_node_library_config_list)
 
     @property
     def graphs(self) -> tuple[MediapipeConfig, ...]:

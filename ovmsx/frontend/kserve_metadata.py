@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from ovmsx import _core
 from ovmsx.frontend import grpc_predict_v2_pb2 as pb
+from ovmsx.pipeline.ports import PortSpec
 from ovmsx.servables.graph import Graph
+from ovmsx.servables.pipeline import Pipeline
 from ovmsx.servables.registry import ServableRegistry
 
 PLATFORM = "OpenVINO"  # what OVMS reports for models and graphs
@@ -55,3 +57,26 @@ def graph_metadata(graph: Graph, version: str) -> pb.ModelMetadataResponse:
 
 def _untyped(name: str) -> pb.ModelMetadataResponse.TensorMetadata:
     return pb.ModelMetadataResponse.TensorMetadata(name=name, datatype="INVALID")
+
+
+def pipeline_metadata(pipeline: Pipeline, version: str) -> pb.ModelMetadataResponse:
+    """A pipeline's inputs and outputs as its nodes declare them; version 1."""
+    pipeline.check_version(version)
+    definition, _ = pipeline.serving()
+    return pb.ModelMetadataResponse(
+        name=pipeline.name,
+        versions=["1"],
+        platform=PLATFORM,
+        inputs=_specs(definition.inputs.values()),
+        outputs=_specs(definition.outputs.values()),
+    )
+
+
+def _specs(ports) -> list[pb.ModelMetadataResponse.TensorMetadata]:
+    return [
+        pb.ModelMetadataResponse.TensorMetadata(
+            name=port.name, datatype=port.datatype, shape=port.shape()
+        )
+        for port in sorted(ports, key=lambda p: p.name)
+        if isinstance(port, PortSpec)
+    ]

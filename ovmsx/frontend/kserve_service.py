@@ -19,7 +19,7 @@ from ovmsx.frontend.kserve_codec import (
     wrap_stream_response,
 )
 from ovmsx.frontend.kserve_graph import GraphStream, infer_graph
-from ovmsx.frontend.kserve_metadata import graph_metadata, model_metadata
+from ovmsx.frontend.kserve_metadata import graph_metadata, model_metadata, pipeline_metadata
 from ovmsx.servables.registry import ServableRegistry
 from ovmsx.status import StatusCode, StatusError, status_error
 
@@ -49,6 +49,10 @@ class KServeService:
             if graph is not None:
                 graph.check_version(request.version)
                 return pb.ModelReadyResponse(ready=graph.available)
+            pipeline = self._registry.pipelines.get(request.name)
+            if pipeline is not None:
+                pipeline.check_version(request.version)
+                return pb.ModelReadyResponse(ready=pipeline.available)
             version = self._registry.version(request.name, request.version)
         except StatusError as error:
             await abort(context, error)
@@ -59,6 +63,9 @@ class KServeService:
             graph = self._registry.graphs.get(request.name)
             if graph is not None:
                 return graph_metadata(graph, request.version)
+            pipeline = self._registry.pipelines.get(request.name)
+            if pipeline is not None:
+                return pipeline_metadata(pipeline, request.version)
             return model_metadata(self._registry, request.name, request.version)
         except StatusError as error:
             await abort(context, error)
@@ -75,6 +82,10 @@ class KServeService:
             graph = self._registry.graphs.get(request.servable_name)
             if graph is not None:
                 return await infer_graph(graph, request, self._registry.graph_workers)
+            pipeline = self._registry.pipelines.get(request.servable_name)
+            if pipeline is not None:
+                result = await self._registry.infer_pipeline(pipeline, request)
+                return encode_infer_response(result, request.id)
             result = await self._registry.infer(request)
             return encode_infer_response(result, request.id)
         except StatusError:
@@ -96,7 +107,8 @@ class KServeService:
             await abort(context, error)
         graph = self._registry.graphs.get(request.servable_name)
         if graph is None:
-            if request.servable_name not in self._registry.models:
+            known = (self._registry.models, self._registry.pipelines)
+            if not any(request.servable_name in names for names in known):
                 # As OVMS: a stream whose first request names nothing ends with NOT_FOUND.
                 await abort(
                     context, status_error(StatusCode.MODEL_NAME_MISSING, request.servable_name)

@@ -13,7 +13,10 @@ from pathlib import Path
 from ovmsx import _core
 from ovmsx.config.mediapipe_config import MediapipeConfig
 from ovmsx.config.model_config import ModelConfig
+from ovmsx.config.pipeline_config import CustomNodeLibraryConfig, PipelineConfig
 from ovmsx.graph.graph_workers import WorkerPool
+from ovmsx.pipeline.pipeline_definition import build_definition
+from ovmsx.pipeline.pipeline_run import run_pipeline
 from ovmsx.servables.graph import Graph
 from ovmsx.servables.infer_request import InferRequest, InferResult
 from ovmsx.servables.inference_dispatch import InferenceDispatcher
@@ -21,6 +24,7 @@ from ovmsx.servables.model import Model, parse_version
 from ovmsx.servables.model_files import version_folders
 from ovmsx.servables.model_loader import CompiledVersion, compile_version
 from ovmsx.servables.model_version import ModelVersion, VersionState
+from ovmsx.servables.pipeline import Pipeline
 from ovmsx.status import StatusCode, StatusError, status_error
 
 log = logging.getLogger("ovmsx.models")
@@ -37,16 +41,24 @@ class ServableRegistry:
         self._cache = cache_dir
         self.models: dict[str, Model] = {}
         self.graphs: dict[str, Graph] = {}
+        self.pipelines: dict[str, Pipeline] = {}
+        self.libraries: dict[str, _core.CustomNodeLibrary | StatusError] = {}
         self.graph_workers = WorkerPool(GRAPH_WORKERS)
         self.initial_load_done = False
 
     # -- loading ---------------------------------------------------------------------------
 
     async def load(
-        self, configs: Sequence[ModelConfig], graphs: Sequence[MediapipeConfig] = ()
+        self,
+        configs: Sequence[ModelConfig],
+        graphs: Sequence[MediapipeConfig] = (),
+        pipelines: Sequence[PipelineConfig] = (),
+        libraries: Sequence[CustomNodeLibraryConfig] = (),
     ) -> None:
-        """Load every model, then every graph; one that fails is reported, the rest serve."""
+        """Load every model, then pipelines and graphs; one that fails is reported, the rest
+        serve."""
         await asyncio.gather(*(self._load_model(config) for config in configs))
+        await self._load_pipelines(pipelines, libraries)
         for config in graphs:
             if config.name in self.models:
                 # The model keeps its name; the graph is reported and not served.
@@ -56,6 +68,52 @@ class ServableRegistry:
             self.graphs.setdefault(config.name, Graph(config.name, config))
         await asyncio.gather(*(self._load_graph(graph) for graph in self.graphs.values()))
         self.initial_load_done = True
+
+    async def _load_pipelines(
+        self, pipelines: Sequence[PipelineConfig], libraries: Sequence[CustomNodeLibraryConfig]
+    ) -> None:
+        for library in libraries:
+            if library.name in self.libraries:
+                continue
+            try:
+                self.libraries[library.name] = await asyncio.to_thread(
+                    _core.CustomNodeLibrary.load, str(library.path)
+                )
+            except StatusError as error:
+                self.libraries[library.name] = error
+                log.error("custom node library %s: %s", library.name, error.message)
+        for config in pipelines:
+            if config.name in self.models:
+                error = status_error(StatusCode.PIPELINE_NAME_OCCUPIED, config.name)
+                log.error("pipeline %s not loaded: %s", config.name, error.message)
+                continue
+            pipeline = self.pipelines.setdefault(config.name, Pipeline(config.name, config))
+            pipeline.state = VersionState.LOADING
+            try:
+                definition = await asyncio.to_thread(
+                    build_definition, config, self._pipeline_model, self._library
+                )
+            except StatusError as error:
+                pipeline.error = error
+                log.error("pipeline %s failed to load: %s", config.name, error.message)
+                continue
+            except Exception as error:  # a bug: report it, keep serving the rest
+                log.exception("pipeline %s", config.name)
+                pipeline.error = status_error(StatusCode.INTERNAL_ERROR, repr(error))
+                continue
+            pipeline.start(definition)
+            log.info("pipeline %s available", config.name)
+
+    def _pipeline_model(self, name: str, version: int | None) -> ModelVersion:
+        return self.model(name).serving_version(version or 0)
+
+    def _library(self, name: str) -> _core.CustomNodeLibrary:
+        found = self.libraries.get(name)
+        if found is None:
+            raise status_error(StatusCode.NODE_LIBRARY_MISSING, name)
+        if isinstance(found, StatusError):
+            raise found
+        return found
 
     async def _load_graph(self, graph: Graph) -> None:
         graph.state = VersionState.LOADING
@@ -114,6 +172,8 @@ class ServableRegistry:
             await asyncio.to_thread(graph.retire)
             graph.state = VersionState.END
         await asyncio.to_thread(self.graph_workers.close)
+        for pipeline in self.pipelines.values():
+            pipeline.retire()
         for model in self.models.values():
             for version in model.versions.values():
                 version.state = VersionState.UNLOADING
@@ -141,6 +201,19 @@ class ServableRegistry:
         return self.model(name).serving_version(number)
 
     # -- inference -------------------------------------------------------------------------
+
+    async def infer_pipeline(self, pipeline: Pipeline, request: InferRequest) -> InferResult:
+        pipeline.check_version(request.version)
+        definition, validator = pipeline.serving()
+        tensors = validator.tensors(request.inputs)
+        known = frozenset(definition.outputs)
+        _check_requested_outputs(known, request.requested_outputs)
+        by_name = dict(zip(definition.inputs, tensors, strict=True))
+        outputs = await run_pipeline(definition, by_name, self._dispatcher)
+        if request.requested_outputs:
+            produced = {t.name: t for t in outputs}
+            outputs = [produced[name] for name in request.requested_outputs]
+        return InferResult(pipeline.name, 1, outputs)
 
     async def infer(self, request: InferRequest) -> InferResult:
         version = self.serving_version(request.servable_name, request.version)

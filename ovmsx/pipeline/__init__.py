@@ -1,0 +1,1 @@
+"""DAG pipelines of models and custom nodes (``pipeline_config_list``)."""

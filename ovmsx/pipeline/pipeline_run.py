@@ -1,0 +1,158 @@
+"""Running a pipeline for one request.
+
+Every node is a task that waits for the nodes it reads from, so independent branches run at
+the same time. A value is kept per shard: the key of a tensor is the tuple of shard indices of
+the demultiplexers open at its node (``()`` outside any). A demultiplexer's outputs fan out to
+keys one index longer; a gathering node stacks the last index back; the response stacks
+whatever is still open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import Mapping
+
+from ovmsx import _core
+from ovmsx.config.pipeline_config import ENTRY_NODE
+from ovmsx.pipeline.pipeline_definition import NodeSpec, PipelineDefinition
+from ovmsx.pipeline.shards import renamed, split, stack
+from ovmsx.servables.inference_dispatch import InferenceDispatcher
+from ovmsx.status import StatusCode, status_error
+
+Key = tuple[int, ...]
+Values = dict[Key, _core.Tensor]
+
+STRING_SUFFIX = "_string"  # custom-node outputs in the 2-D padded U8 form, sent as strings
+
+
+class _TensorInput:
+    """A tensor between nodes, checked by a model's InputValidator like a request input."""
+
+    __slots__ = ("datatype", "name", "shape", "tensor")
+
+    def __init__(self, name: str, tensor: _core.Tensor) -> None:
+        self.name = name
+        self.datatype = tensor.datatype
+        self.shape = tuple(tensor.shape)
+        self.tensor = tensor
+
+    def to_tensor(self, model_datatype: str, element_count: int) -> _core.Tensor:
+        return renamed(self.tensor, self.name)
+
+
+def _gather_last(values: Values, where: str) -> Values:
+    groups: dict[Key, list[tuple[int, _core.Tensor]]] = defaultdict(list)
+    for key, tensor in values.items():
+        groups[key[:-1]].append((key[-1], tensor))
+    return {
+        key: stack([t for _, t in sorted(shards, key=lambda s: s[0])], where)
+        for key, shards in groups.items()
+    }
+
+
+async def run_pipeline(
+    definition: PipelineDefinition,
+    tensors: Mapping[str, _core.Tensor],
+    dispatcher: InferenceDispatcher,
+) -> list[_core.Tensor]:
+    """The pipeline's outputs for the request's (validated) inputs, in config order."""
+    config = definition.config
+    values: dict[tuple[str, str], Values] = {}
+    for name, tensor in tensors.items():
+        if definition.entry_depth:
+            shards = split(tensor, config.demultiply_count, f"pipeline input {name}")
+            values[(ENTRY_NODE, name)] = {(i,): s for i, s in enumerate(shards)}
+        else:
+            values[(ENTRY_NODE, name)] = {(): tensor}
+
+    tasks: dict[str, asyncio.Task] = {}
+    for name in definition.order:
+        spec = definition.nodes[name]
+        tasks[name] = asyncio.ensure_future(_run_node(spec, tasks, values, dispatcher))
+    try:
+        await asyncio.gather(*tasks.values())
+    except BaseException:
+        for task in tasks.values():
+            task.cancel()
+        raise
+
+    outputs = []
+    for output_name, source in config.output_sources:
+        found = values[(source.node_name, source.data_item)]
+        while next(iter(found)) != ():
+            found = _gather_last(found, f"output {output_name}")
+        tensor = found[()]
+        upstream = definition.nodes.get(source.node_name)
+        if upstream is not None and upstream.custom is not None:
+            tensor = _strings_if_named(tensor, upstream, source.data_item)
+        outputs.append(renamed(tensor, output_name))
+    return outputs
+
+
+async def _run_node(
+    spec: NodeSpec,
+    tasks: Mapping[str, asyncio.Task],
+    values: dict[tuple[str, str], Values],
+    dispatcher: InferenceDispatcher,
+) -> None:
+    await asyncio.gather(*(tasks[name] for name in spec.upstream))
+    inputs: dict[str, Values] = {
+        input_name: values[(source.node_name, source.data_item)]
+        for input_name, source in spec.config.input_sources
+    }
+    if spec.config.gather_from_node is not None:
+        inputs = {n: _gather_last(v, f"node {spec.name} input {n}") for n, v in inputs.items()}
+    keys = sorted(next(iter(inputs.values())))
+    results = await asyncio.gather(
+        *(_execute(spec, {n: v[key] for n, v in inputs.items()}, dispatcher) for key in keys)
+    )
+    count = spec.config.demultiply_count
+    for key, produced in zip(keys, results, strict=True):
+        for output in spec.config.outputs:
+            tensor = produced.get(output.data_item)
+            if tensor is None:
+                raise status_error(
+                    StatusCode.NODE_LIBRARY_MISSING_OUTPUT,
+                    f"node {spec.name} did not produce {output.data_item}",
+                )
+            slot = values.setdefault((spec.name, output.alias), {})
+            if count is None:
+                slot[key] = tensor
+                continue
+            where = f"node {spec.name} output {output.data_item}"
+            for index, shard in enumerate(split(tensor, count, where)):
+                slot[(*key, index)] = shard
+
+
+async def _execute(
+    spec: NodeSpec, inputs: dict[str, _core.Tensor], dispatcher: InferenceDispatcher
+) -> dict[str, _core.Tensor]:
+    if spec.model_version is not None:
+        compiled = spec.model_version.compiled
+        if compiled is None:
+            raise status_error(StatusCode.MODEL_VERSION_NOT_LOADED_ANYMORE, spec.name)
+        given = [_TensorInput(name, tensor) for name, tensor in inputs.items()]
+        ordered = compiled.validator.tensors(given)
+        outputs = await dispatcher.infer(compiled.pool, ordered)
+        return {port.name: tensor for port, tensor in zip(compiled.outputs, outputs, strict=True)}
+    assert spec.custom is not None
+    prepared = [_padded_if_strings(renamed(t, name)) for name, t in inputs.items()]
+    produced = await asyncio.to_thread(spec.custom.execute, prepared)
+    return {tensor.name: tensor for tensor in produced}
+
+
+def _padded_if_strings(tensor: _core.Tensor) -> _core.Tensor:
+    """Strings reach custom nodes as the 2-D zero-padded U8 form, as in OVMS."""
+    if tensor.datatype != "BYTES":
+        return tensor
+    return _core.bytes_to_padded(_core.bytes_unpack(tensor), tensor.name)
+
+
+def _strings_if_named(tensor: _core.Tensor, spec: NodeSpec, data_item: str) -> _core.Tensor:
+    """A custom node's 2-D U8 output named ``*_string`` goes to the client as strings."""
+    output = next((o.data_item for o in spec.config.outputs if o.alias == data_item), "")
+    if not output.endswith(STRING_SUFFIX) or tensor.datatype != "UINT8" or len(tensor.shape) != 2:
+        return tensor
+    items = _core.bytes_from_padded(tensor)
+    return _core.Tensor._from_raw(tensor.name, _core.bytes_pack(items), [len(items)], "BYTES")

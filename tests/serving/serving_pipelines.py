@@ -1,0 +1,68 @@
+"""Pipeline configs for the pipeline tests: models built with OpenVINO, nodes wired as OVMS does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import serving_models as sm
+
+
+def model_node(
+    name: str, model: str, sources: dict[str, tuple[str, str]], outputs: dict[str, str], **extra
+) -> dict:
+    """A "DL model" node; ``sources`` maps model input -> (node, data_item); ``outputs`` maps
+    model output -> alias."""
+    return {
+        "name": name,
+        "type": "DL model",
+        "model_name": model,
+        "inputs": [{i: {"node_name": n, "data_item": d}} for i, (n, d) in sources.items()],
+        "outputs": [{"data_item": o, "alias": a} for o, a in outputs.items()],
+        **extra,
+    }
+
+
+def custom_node(
+    name: str, library: str, sources: dict[str, tuple[str, str]], outputs: dict[str, str], **extra
+) -> dict:
+    node = model_node(name, "", sources, outputs, **extra)
+    node.update(type="custom", library_name=library)
+    del node["model_name"]
+    return node
+
+
+def pipeline(
+    name: str, inputs: list[str], nodes: list[dict], outputs: dict[str, tuple[str, str]], **extra
+) -> dict:
+    return {
+        "name": name,
+        "inputs": inputs,
+        "nodes": nodes,
+        "outputs": [{o: {"node_name": n, "data_item": d}} for o, (n, d) in outputs.items()],
+        **extra,
+    }
+
+
+def build_models(root: Path) -> list[dict]:
+    """add_one ([1,10] +1), plus_ten (dynamic +10), to_int (an INT32 input, for mismatches)."""
+    sm.save(sm.add_constant([1, 10], 1, "add_one"), root / "add_one")
+    sm.save(sm.add_constant([-1, -1], 10, "plus_ten"), root / "plus_ten")
+    sm.save(sm.add_constant([1, 5], 1, "five_wide"), root / "five_wide")
+    entries = [
+        {"name": "add_one", "base_path": str(root / "add_one")},
+        {"name": "plus_ten", "base_path": str(root / "plus_ten")},
+        {"name": "five_wide", "base_path": str(root / "five_wide")},
+    ]
+    return [{"config": entry} for entry in entries]
+
+
+def write_config(root: Path, pipelines: list[dict], libraries: list[dict] = ()) -> Path:
+    config = {
+        "model_config_list": build_models(root),
+        "pipeline_config_list": pipelines,
+        "custom_node_library_config_list": list(libraries),
+    }
+    path = root / "config.json"
+    path.write_text(json.dumps(config, indent=1))
+    return path
