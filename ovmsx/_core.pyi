@@ -1,5 +1,6 @@
 """Type stubs for the private C++ extension ovmsx._core (csrc/bindings)."""
 
+import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -93,3 +94,33 @@ class InferencePool:
     def size(self) -> int: ...
     def submit(self, token: int, inputs: Sequence[Tensor]) -> None: ...
     def close(self) -> None: ...
+
+# Custom nodes (csrc/bindings/custom_node_binding.cpp)
+class TensorInfo:
+    """One input or output a custom node library declares (getInputsInfo / getOutputsInfo)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def datatype(self) -> str:
+        """KServe datatype; '' for UNSPECIFIED."""
+    @property
+    def shape(self) -> list[int]:
+        """Dims; -1 where the library said 0 (any size)."""
+
+class CustomNode:
+    """One pipeline node's instance of a custom node library."""
+
+    def inputs_info(self) -> list[TensorInfo]: ...
+    def outputs_info(self) -> list[TensorInfo]: ...
+    def execute(self, inputs: Sequence[Tensor]) -> list[Tensor]: ...
+    def close(self) -> None: ...
+
+class CustomNodeLibrary:
+    """A custom node shared library with the six ABI functions resolved."""
+
+    @staticmethod
+    def load(path: str | os.PathLike[str]) -> CustomNodeLibrary: ...
+    @property
+    def path(self) -> str: ...
+    def initialize(self, params: dict[str, str]) -> CustomNode: ...

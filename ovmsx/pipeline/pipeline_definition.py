@@ -57,6 +57,7 @@ class PipelineDefinition:
     inputs: dict[str, PortSpec]  # pipeline input name -> what the request must carry
     outputs: dict[str, PortSpec]  # pipeline output name -> what the response carries
     entry_depth: tuple[str, ...]  # ("request",) when the pipeline demultiplexes its inputs
+    string_inputs: frozenset[str] = frozenset()  # inputs read only as 2-D U8 by custom nodes
 
     def close(self) -> None:
         """Retire the custom-node instances (``deinitialize`` runs once their outputs die)."""
@@ -95,7 +96,23 @@ def build_definition(
             if spec.custom is not None:
                 spec.custom.close()
         raise
-    return PipelineDefinition(config, nodes, order, inputs, outputs, entry_depth)
+    strings = _string_inputs(config, nodes)
+    return PipelineDefinition(config, nodes, order, inputs, outputs, entry_depth, strings)
+
+
+def _string_inputs(config: PipelineConfig, nodes: Mapping[str, NodeSpec]) -> frozenset[str]:
+    """Pipeline inputs that may come as strings: every reader is a custom node taking the 2-D
+    zero-padded U8 form (OVMS's string convention for custom nodes)."""
+    readers: dict[str, list[PortSpec | None]] = {name: [] for name in config.inputs}
+    for spec in nodes.values():
+        for input_name, source in spec.config.input_sources:
+            if source.node_name == ENTRY_NODE:
+                port = spec.inputs[input_name]
+                takes_text = spec.custom is not None and port.datatype == "UINT8"
+                readers[source.data_item].append(
+                    port if takes_text and len(port.dims) == 2 else None
+                )
+    return frozenset(name for name, ports in readers.items() if ports and all(ports))
 
 
 def _resolve(

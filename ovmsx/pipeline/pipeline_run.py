@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ovmsx import _core
 from ovmsx.config.pipeline_config import ENTRY_NODE
@@ -39,6 +39,32 @@ class _TensorInput:
 
     def to_tensor(self, model_datatype: str, element_count: int) -> _core.Tensor:
         return renamed(self.tensor, self.name)
+
+
+class _StringInput:
+    """A BYTES request input for a custom node, turned into the 2-D zero-padded U8 form that
+    custom nodes take (its width is known only once the strings are read)."""
+
+    __slots__ = ("_tensor", "datatype", "name", "shape")
+
+    def __init__(self, given) -> None:
+        self._tensor = _padded_if_strings(given.to_graph_tensor(python=False))
+        self.name = given.name
+        self.datatype = self._tensor.datatype
+        self.shape = tuple(self._tensor.shape)
+
+    def to_tensor(self, model_datatype: str, element_count: int) -> _core.Tensor:
+        return self._tensor
+
+
+def string_inputs_as_padded(definition: PipelineDefinition, inputs: Sequence) -> list:
+    """Request inputs, with strings meant for custom nodes turned into their U8 form."""
+    return [
+        _StringInput(given)
+        if given.datatype == "BYTES" and given.name in definition.string_inputs
+        else given
+        for given in inputs
+    ]
 
 
 def _gather_last(values: Values, where: str) -> Values:

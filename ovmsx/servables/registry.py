@@ -16,7 +16,7 @@ from ovmsx.config.model_config import ModelConfig
 from ovmsx.config.pipeline_config import CustomNodeLibraryConfig, PipelineConfig
 from ovmsx.graph.graph_workers import WorkerPool
 from ovmsx.pipeline.pipeline_definition import build_definition
-from ovmsx.pipeline.pipeline_run import run_pipeline
+from ovmsx.pipeline.pipeline_run import run_pipeline, string_inputs_as_padded
 from ovmsx.servables.graph import Graph
 from ovmsx.servables.infer_request import InferRequest, InferResult
 from ovmsx.servables.inference_dispatch import InferenceDispatcher
@@ -205,7 +205,7 @@ class ServableRegistry:
     async def infer_pipeline(self, pipeline: Pipeline, request: InferRequest) -> InferResult:
         pipeline.check_version(request.version)
         definition, validator = pipeline.serving()
-        tensors = validator.tensors(request.inputs)
+        tensors = validator.tensors(string_inputs_as_padded(definition, request.inputs))
         known = frozenset(definition.outputs)
         _check_requested_outputs(known, request.requested_outputs)
         by_name = dict(zip(definition.inputs, tensors, strict=True))

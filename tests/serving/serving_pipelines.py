@@ -57,9 +57,11 @@ def build_models(root: Path) -> list[dict]:
     return [{"config": entry} for entry in entries]
 
 
-def write_config(root: Path, pipelines: list[dict], libraries: list[dict] = ()) -> Path:
+def write_config(
+    root: Path, pipelines: list[dict], libraries: list[dict] = (), models: list[dict] = ()
+) -> Path:
     config = {
-        "model_config_list": build_models(root),
+        "model_config_list": [*build_models(root), *models],
         "pipeline_config_list": pipelines,
         "custom_node_library_config_list": list(libraries),
     }

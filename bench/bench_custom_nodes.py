@@ -1,0 +1,180 @@
+"""Custom-node benchmark: the cost of one custom-node call, and a pipeline over gRPC.
+
+* In-process: the built-in ``add_one`` custom node on a [1,10] FP32 tensor, called through
+  ``ovmsx._core.CustomNode.execute`` (the path pipelines use: build the C structs, release the
+  GIL, call the library, validate its outputs, wrap them as zero-copy Tensors). Median of
+  ``--repeats`` timed batches of ``--calls`` calls each.
+* Over gRPC with perf_analyzer (the load generator of bench_serving.py): a pipeline
+  ``add_one`` model → ``add_one`` custom node against the same model alone, at each
+  concurrency, contenders alternating over ``--rounds`` rounds.
+
+    python bench/bench_custom_nodes.py --perf-analyzer /path/to/perf_analyzer
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import shlex
+import statistics
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+import bench_models
+import numpy as np
+import perf_doc
+from bench_serving import start_ovmsx
+from perf_analyzer_runner import run_perf_analyzer
+from tritonclient import grpc as triton
+
+import ovmsx.custom_nodes
+from ovmsx import _core
+
+SECTION = "bench_custom_nodes"
+CONTENDERS = ("add_one", "model_then_node")
+
+
+def per_call_us(calls: int, repeats: int) -> list[float]:
+    library = _core.CustomNodeLibrary.load(str(ovmsx.custom_nodes.built_in("add_one")))
+    node = library.initialize({"add_number": "1", "sub_number": "0"})
+    tensor = _core.Tensor("input_numbers", np.zeros((1, 10), np.float32))
+    inputs = [tensor]
+    for _ in range(1000):  # warm the library's buffer pool and the allocator
+        node.execute(inputs)
+    batches = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(calls):
+            node.execute(inputs)
+        batches.append((time.perf_counter() - start) / calls * 1e6)
+    node.close()
+    return batches
+
+
+def write_repository(root: Path) -> tuple[Path, bench_models.BenchModel]:
+    model = bench_models.build_add_one(root)
+    config_path = bench_models.write_config([model], root / "config.json")
+    config = json.loads(config_path.read_text())
+    config["custom_node_library_config_list"] = [
+        {"name": "add_one_node", "base_path": str(ovmsx.custom_nodes.built_in("add_one"))}
+    ]
+    (spec,) = model.inputs
+    config["pipeline_config_list"] = [
+        {
+            "name": "model_then_node",
+            "inputs": [spec.name],
+            "nodes": [
+                {
+                    "name": "model",
+                    "type": "DL model",
+                    "model_name": model.name,
+                    "inputs": [{spec.name: {"node_name": "request", "data_item": spec.name}}],
+                    "outputs": [{"data_item": model.output, "alias": "model_out"}],
+                },
+                {
+                    "name": "node",
+                    "type": "custom",
+                    "library_name": "add_one_node",
+                    "params": {"add_number": "1"},
+                    "inputs": [{"input_numbers": {"node_name": "model", "data_item": "model_out"}}],
+                    "outputs": [{"data_item": "output_numbers", "alias": "node_out"}],
+                },
+            ],
+            "outputs": [{model.output: {"node_name": "node", "data_item": "node_out"}}],
+        }
+    ]
+    config_path.write_text(json.dumps(config, indent=2) + "\n")
+    return config_path, model
+
+
+def check_answers(url: str, model: bench_models.BenchModel) -> None:
+    (spec,) = model.inputs
+    data = np.random.default_rng(0).standard_normal(spec.shape).astype(np.float32)
+    with triton.InferenceServerClient(url) as client:
+        for name, added in (("add_one", 1), ("model_then_node", 2)):
+            given = triton.InferInput(spec.name, list(spec.shape), spec.datatype)
+            given.set_data_from_numpy(data)
+            got = client.infer(name, [given]).as_numpy(model.output)
+            np.testing.assert_allclose(got, data + added, rtol=1e-6)
+
+
+def section(args, calls: list[float], rates: dict[tuple[str, int], list[float]]) -> str:
+    lines = [
+        "## Custom nodes (`bench/bench_custom_nodes.py`)",
+        "",
+        f"{datetime.date.today().isoformat()}; {perf_doc.machine(['openvino', 'grpcio'])}.",
+        "",
+        f"One call of the built-in `add_one` custom node on [1,10] FP32, in-process through "
+        f"`CustomNode.execute`: **{statistics.median(calls):.2f} µs** (median of "
+        f"{len(calls)} batches of {args.calls:,} calls; batches ranged "
+        f"{min(calls):.2f} to {max(calls):.2f} µs). Target: ≤ 5 µs.",
+        "",
+        f"Over gRPC, perf_analyzer `dynamic_grpc`, {args.rounds} rounds of "
+        f"{args.measurement_ms} ms windows, contenders alternating; median infer/s. Load "
+        f"average before the run: {args.load_before:.2f}.",
+        "",
+        "| concurrency | `add_one` model alone | pipeline: model → `add_one` custom node | ratio |",
+        "|---|---|---|---|",
+    ]
+    for c in args.concurrency:
+        alone = statistics.median(rates[("add_one", c)])
+        piped = statistics.median(rates[("model_then_node", c)])
+        lines.append(f"| {c} | {alone:,.0f} | {piped:,.0f} | **{piped / alone:.2f}** |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--perf-analyzer", default="perf_analyzer", metavar="PATH")
+    parser.add_argument("--ovmsx", default="ovmsx", help="command that starts ovmsx")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[4])
+    parser.add_argument("--measurement-ms", type=int, default=3000)
+    parser.add_argument("--stability", type=float, default=20.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--calls", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--doc", type=Path, default=perf_doc.DOC)
+    args = parser.parse_args()
+    args.load_before = os.getloadavg()[0]
+
+    calls = per_call_us(args.calls, args.repeats)
+    print(f"in-process call: {statistics.median(calls):.2f} µs", file=sys.stderr)
+    rates: dict[tuple[str, int], list[float]] = {}
+    with ExitStack() as stack:
+        root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench_cn-")))
+        config, model = write_repository(root)
+        server = stack.enter_context(start_ovmsx(shlex.split(args.ovmsx), config, root))
+        check_answers(server.url, model)
+        for round_number in range(args.rounds):
+            order = CONTENDERS if round_number % 2 == 0 else CONTENDERS[::-1]
+            for name in order:
+                results = run_perf_analyzer(
+                    args.perf_analyzer,
+                    server.url,
+                    name,
+                    model.inputs,
+                    args.concurrency,
+                    args.measurement_ms,
+                    stability_percent=args.stability,
+                )
+                for result in results:
+                    rates.setdefault((name, result.concurrency), []).append(
+                        result.throughput_infer_per_s
+                    )
+                print(f"round {round_number + 1} {name}: {results}", file=sys.stderr)
+
+    text = section(args, calls, rates)
+    print(text)
+    if not args.no_write:
+        perf_doc.write_section(text, SECTION, args.doc)
+        print(f"wrote {args.doc}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+/* getInputsInfo and getOutputsInfo return an info array (one entry) with infoCount = param
+   `count` (default 0): the array must be released. */
+#define NODE_OWN_METADATA
+#include "counting.h"
+
+static int metadata(struct CustomNodeTensorInfo** info, int* infoCount,
+                    const struct CustomNodeParam* params, int paramsCount, void* manager) {
+  *info = (struct CustomNodeTensorInfo*)counted_malloc(sizeof(**info), manager);
+  (*info)->name = "input_numbers";
+  (*info)->dims = NULL;
+  (*info)->dimsCount = 0;
+  (*info)->precision = FP32;
+  *infoCount = int_param(params, paramsCount, "count", 0);
+  return 0;
+}
+
+DLL_PUBLIC int getInputsInfo(struct CustomNodeTensorInfo** info, int* infoCount,
+                             const struct CustomNodeParam* params, int paramsCount, void* manager) {
+  return metadata(info, infoCount, params, paramsCount, manager);
+}
+
+DLL_PUBLIC int getOutputsInfo(struct CustomNodeTensorInfo** info, int* infoCount,
+                              const struct CustomNodeParam* params, int paramsCount,
+                              void* manager) {
+  return metadata(info, infoCount, params, paramsCount, manager);
+}
+
+DLL_PUBLIC int execute(const struct CustomNodeTensor* inputs, int inputsCount,
+                       struct CustomNodeTensor** outputs, int* outputsCount,
+                       const struct CustomNodeParam* params, int paramsCount, void* manager) {
+  (void)inputs;
+  (void)inputsCount;
+  (void)outputs;
+  (void)outputsCount;
+  (void)params;
+  (void)paramsCount;
+  (void)manager;
+  return 1;
+}
