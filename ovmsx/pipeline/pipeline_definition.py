@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from ovmsx import _core
 from ovmsx.config.pipeline_config import (
@@ -19,6 +20,7 @@ from ovmsx.config.pipeline_config import (
     PipelineNode,
     Source,
 )
+from ovmsx.pipeline.custom_call import CustomNodeCaller
 from ovmsx.pipeline.ports import PortSpec, from_port_info, from_tensor_info, intersect
 from ovmsx.servables.model_version import ModelVersion
 from ovmsx.status import StatusCode, StatusError, status_error
@@ -35,6 +37,7 @@ class NodeSpec:
     outputs: dict[str, PortSpec]  # the node's own output names
     model_version: ModelVersion | None = None
     custom: _core.CustomNode | None = None
+    caller: CustomNodeCaller | None = None  # how requests call ``custom``
     upstream: set[str] = field(default_factory=set)  # node names this one reads from
     depth: tuple[str, ...] = ()  # the demultiplexers open when the node runs, outermost first
 
@@ -58,6 +61,8 @@ class PipelineDefinition:
     outputs: dict[str, PortSpec]  # pipeline output name -> what the response carries
     entry_depth: tuple[str, ...]  # ("request",) when the pipeline demultiplexes its inputs
     string_inputs: frozenset[str] = frozenset()  # inputs read only as 2-D U8 by custom nodes
+
+    sequential: bool = False  # a chain: each node reads from the one before it
 
     def close(self) -> None:
         """Retire the custom-node instances (``deinitialize`` runs once their outputs die)."""
@@ -97,7 +102,9 @@ def build_definition(
                 spec.custom.close()
         raise
     strings = _string_inputs(config, nodes)
-    return PipelineDefinition(config, nodes, order, inputs, outputs, entry_depth, strings)
+    # In a chain no two nodes can ever run at the same time, so requests skip the tasks.
+    chain = all(before in nodes[name].upstream for before, name in pairwise(order))
+    return PipelineDefinition(config, nodes, order, inputs, outputs, entry_depth, strings, chain)
 
 
 def _string_inputs(config: PipelineConfig, nodes: Mapping[str, NodeSpec]) -> frozenset[str]:
@@ -152,7 +159,7 @@ def _resolve(
     except BaseException:
         custom.close()
         raise
-    return NodeSpec(node, inputs, outputs, custom=custom)
+    return NodeSpec(node, inputs, outputs, custom=custom, caller=CustomNodeCaller(custom))
 
 
 def _check_outputs(nodes: Mapping[str, NodeSpec], pipeline: str) -> None:

@@ -92,16 +92,11 @@ async def run_pipeline(
         else:
             values[(ENTRY_NODE, name)] = {(): tensor}
 
-    tasks: dict[str, asyncio.Task] = {}
-    for name in definition.order:
-        spec = definition.nodes[name]
-        tasks[name] = asyncio.ensure_future(_run_node(spec, tasks, values, dispatcher))
-    try:
-        await asyncio.gather(*tasks.values())
-    except BaseException:
-        for task in tasks.values():
-            task.cancel()
-        raise
+    if definition.sequential:  # a chain: nothing could run alongside, so spare the tasks
+        for name in definition.order:
+            await _run_node(definition.nodes[name], {}, values, dispatcher)
+    else:
+        await _run_concurrently(definition, values, dispatcher)
 
     outputs = []
     for output_name, source in config.output_sources:
@@ -116,13 +111,32 @@ async def run_pipeline(
     return outputs
 
 
+async def _run_concurrently(
+    definition: PipelineDefinition,
+    values: dict[tuple[str, str], Values],
+    dispatcher: InferenceDispatcher,
+) -> None:
+    """One task per node, each waiting for the nodes it reads from."""
+    tasks: dict[str, asyncio.Task] = {}
+    for name in definition.order:
+        spec = definition.nodes[name]
+        tasks[name] = asyncio.ensure_future(_run_node(spec, tasks, values, dispatcher))
+    try:
+        await asyncio.gather(*tasks.values())
+    except BaseException:
+        for task in tasks.values():
+            task.cancel()
+        raise
+
+
 async def _run_node(
     spec: NodeSpec,
     tasks: Mapping[str, asyncio.Task],
     values: dict[tuple[str, str], Values],
     dispatcher: InferenceDispatcher,
 ) -> None:
-    await asyncio.gather(*(tasks[name] for name in spec.upstream))
+    if tasks:
+        await asyncio.gather(*(tasks[name] for name in spec.upstream))
     inputs: dict[str, Values] = {
         input_name: values[(source.node_name, source.data_item)]
         for input_name, source in spec.config.input_sources
@@ -130,9 +144,13 @@ async def _run_node(
     if spec.config.gather_from_node is not None:
         inputs = {n: _gather_last(v, f"node {spec.name} input {n}") for n, v in inputs.items()}
     keys = sorted(next(iter(inputs.values())))
-    results = await asyncio.gather(
-        *(_execute(spec, {n: v[key] for n, v in inputs.items()}, dispatcher) for key in keys)
-    )
+    if len(keys) == 1:
+        (key,) = keys
+        results = [await _execute(spec, {n: v[key] for n, v in inputs.items()}, dispatcher)]
+    else:  # one call per shard, all at once
+        results = await asyncio.gather(
+            *(_execute(spec, {n: v[key] for n, v in inputs.items()}, dispatcher) for key in keys)
+        )
     count = spec.config.demultiply_count
     for key, produced in zip(keys, results, strict=True):
         for output in spec.config.outputs:
@@ -162,9 +180,9 @@ async def _execute(
         ordered = compiled.validator.tensors(given)
         outputs = await dispatcher.infer(compiled.pool, ordered)
         return {port.name: tensor for port, tensor in zip(compiled.outputs, outputs, strict=True)}
-    assert spec.custom is not None
+    assert spec.caller is not None
     prepared = [_padded_if_strings(renamed(t, name)) for name, t in inputs.items()]
-    produced = await asyncio.to_thread(spec.custom.execute, prepared)
+    produced = await spec.caller.execute(prepared)
     return {tensor.name: tensor for tensor in produced}
 
 
