@@ -49,8 +49,10 @@ static int info(struct CustomNodeTensorInfo** i, int* c, const char* name, int r
     free(*i), free(dims);
     return 1;
   }
-  if (rank == 2) dims[0] = 1;
-  else dims[1] = 1;
+  if (rank == 2)
+    dims[0] = 1;
+  else
+    dims[1] = 1;
   (*i)->name = name, (*i)->dims = dims, (*i)->dimsCount = (uint64_t)rank, (*i)->precision = FP32;
   *c = 1;
   return 0;
