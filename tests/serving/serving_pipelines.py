@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+import openvino as ov
+import openvino.opset13 as ops
 import serving_models as sm
 
 
@@ -44,12 +47,22 @@ def pipeline(
     }
 
 
+def _int_model() -> ov.Model:
+    """INT32 [1,10] -> itself + 1: fed from an FP32 node, a precision mismatch."""
+    x = ops.parameter([1, 10], ov.Type.i32, name="input")
+    y = ops.add(x, ops.constant(np.int32(1)))
+    y.output(0).set_names({"output"})
+    return ov.Model([y], [x], "ints")
+
+
 def build_models(root: Path) -> list[dict]:
     """add_one ([1,10] +1), plus_ten (dynamic +10), to_int (an INT32 input, for mismatches)."""
     sm.save(sm.add_constant([1, 10], 1, "add_one"), root / "add_one")
     sm.save(sm.add_constant([-1, -1], 10, "plus_ten"), root / "plus_ten")
     sm.save(sm.add_constant([1, 5], 1, "five_wide"), root / "five_wide")
+    sm.save(_int_model(), root / "ints")
     entries = [
+        {"name": "ints", "base_path": str(root / "ints")},
         {"name": "add_one", "base_path": str(root / "add_one")},
         {"name": "plus_ten", "base_path": str(root / "plus_ten")},
         {"name": "five_wide", "base_path": str(root / "five_wide")},

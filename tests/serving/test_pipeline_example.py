@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import tritonclient.grpc as grpcclient
 from serving_process import ServerProcess
+
+import ovmsx.custom_nodes
+from ovmsx import _core
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "pipelines"
 
@@ -26,7 +32,31 @@ def test_pipeline_example_client_gets_the_right_answers(tmp_path) -> None:
             timeout=60,
             check=False,
         )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "ok: both pipelines answered as expected" in done.stdout
+        _same_as_the_steps_by_hand(server.url, json.loads((folder / "config.json").read_text()))
     finally:
         assert server.stop() == 0, server.log()
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "ok: both pipelines answered as expected" in done.stdout
+
+
+def _same_as_the_steps_by_hand(url: str, config: dict) -> None:
+    """image_to_numbers on a random image equals: the image_transformation node called
+    directly, the flatten model over gRPC, then add_one's +1."""
+    image = np.random.default_rng(5).uniform(0, 255, (1, 7, 9, 3)).astype(np.float32)
+    pipeline = config["pipeline_config_list"][0]
+    params = pipeline["nodes"][0]["params"]
+    library = _core.CustomNodeLibrary.load(str(ovmsx.custom_nodes.built_in("image_transformation")))
+    node = library.initialize(params)
+    (small,) = node.execute([_core.Tensor("image", image)])
+    small = np.array(small)
+    node.close()
+    with grpcclient.InferenceServerClient(url) as client:
+        row = client.infer("flatten", [_fp32("image", small)]).as_numpy("row")
+        answer = client.infer("image_to_numbers", [_fp32("image", image)]).as_numpy("numbers")
+    np.testing.assert_allclose(answer, row + 1, rtol=1e-5, atol=1e-4)
+
+
+def _fp32(name: str, data: np.ndarray) -> grpcclient.InferInput:
+    given = grpcclient.InferInput(name, list(data.shape), "FP32")
+    given.set_data_from_numpy(data)
+    return given

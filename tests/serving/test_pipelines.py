@@ -122,6 +122,19 @@ BROKEN = {
         "Invalid input shape",
         ["five", "[1, 5]", "[1, 10]"],
     ),
+    "precision_mismatch": (
+        pipeline(
+            "precision_mismatch",
+            ["numbers"],
+            [
+                model_node("one", "add_one", {"input": (REQ, "numbers")}, {"output": "o"}),
+                model_node("ints", "ints", {"input": ("one", "o")}, {"output": "p"}),
+            ],
+            {"result": ("ints", "p")},
+        ),
+        "Invalid input precision",
+        ["ints", "INT32", "FP32"],
+    ),
     "gather_order": (
         pipeline(
             "gather_order",

@@ -101,6 +101,32 @@ PIPELINES = [
 ]
 
 
+# Two demultiplexers open (the request's rows, then "fan"); gathering the outer one first
+# breaks last-in first-out order.
+LIFO_BROKEN = pipeline(
+    "gather_out_of_order",
+    ["numbers"],
+    [
+        custom_node(
+            "fan",
+            "demultiply",
+            {"input_numbers": (REQ, "numbers")},
+            {"copies": "c"},
+            demultiply_count=-1,
+        ),
+        model_node(
+            "gather",
+            "plus_ten",
+            {"input": ("fan", "c")},
+            {"output": "g"},
+            gather_from_node="request",
+        ),
+    ],
+    {"result": ("gather", "g")},
+    demultiply_count=-1,
+)
+
+
 @pytest.fixture(scope="module")
 def client(tmp_path_factory) -> Iterator[grpcclient.InferenceServerClient]:
     root = tmp_path_factory.mktemp("custom_pipelines")
@@ -111,7 +137,7 @@ def client(tmp_path_factory) -> Iterator[grpcclient.InferenceServerClient]:
         # The documented example, built with the documented command.
         {"name": "scale", "base_path": str(compile_node(EXAMPLE_NODE, root))},
     ]
-    config = write_config(root, PIPELINES, libraries, [_rank3_identity(root)])
+    config = write_config(root, [*PIPELINES, LIFO_BROKEN], libraries, [_rank3_identity(root)])
     server = ServerProcess(["--config_path", str(config)], root)
     try:
         server.wait_ready()
@@ -172,3 +198,12 @@ def test_the_documented_example_node_builds_and_runs(client) -> None:
     x = np.arange(6, dtype=np.float32).reshape(1, 6)
     result = client.infer("scaled", [_fp32("values", x)])
     np.testing.assert_array_equal(result.as_numpy("scaled"), x * 3)
+
+
+def test_gathers_must_close_the_innermost_demultiplexer_first(client) -> None:
+    assert not client.is_model_ready("gather_out_of_order")
+    with pytest.raises(InferenceServerException) as caught:
+        client.infer("gather_out_of_order", [_fp32("numbers", np.ones((2, 1, 3), np.float32))])
+    text = str(caught.value)
+    assert "Demultiplexer and gather nodes are not in LIFO order" in text
+    assert "innermost open demultiplexer is fan" in text
