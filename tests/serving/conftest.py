@@ -13,7 +13,6 @@ import subprocess
 import sys
 import zipfile
 from collections.abc import Iterator
-from contextlib import contextmanager
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 
@@ -22,7 +21,7 @@ import pytest
 import serving_models as sm
 import tritonclient.grpc as grpcclient
 from serving_graphs import write_graphs
-from serving_process import ServerProcess, write_config
+from serving_process import ServerProcess, served, write_config
 from tritonclient.grpc import service_pb2_grpc
 
 # The PaddleOCR text detector, as shipped inside this wheel on PyPI.
@@ -82,20 +81,8 @@ def server(
     server_config: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ServerProcess]:
     """The shared server; at the end it must stop on SIGTERM with exit code 0."""
-    with _serving(server_config, tmp_path_factory.mktemp("srv")) as process:
+    with served(server_config, tmp_path_factory.mktemp("srv")) as process:
         yield process
-
-
-@contextmanager
-def _serving(config: Path, workdir: Path) -> Iterator[ServerProcess]:
-    """A server on ``config`` while the block runs; it must then stop on SIGTERM with 0."""
-    process = ServerProcess(["--config_path", str(config)], workdir)
-    try:
-        process.wait_ready()
-        yield process
-    finally:
-        code = process.stop()
-    assert code == 0, f"ovmsx exited with {code} on SIGTERM:\n{process.log()}"
 
 
 @pytest.fixture(scope="session")
@@ -143,7 +130,7 @@ def graph_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPro
     """One server for every graph of serving_graphs.py (broken ones included); it must stop
     cleanly on SIGTERM, finalize errors and all."""
     config = write_graphs(tmp_path_factory.mktemp("graphs"))
-    with _serving(config, tmp_path_factory.mktemp("gsrv")) as process:
+    with served(config, tmp_path_factory.mktemp("gsrv")) as process:
         yield process
     assert "finalize failed on purpose" in process.log()
 

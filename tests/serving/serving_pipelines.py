@@ -9,6 +9,7 @@ import numpy as np
 import openvino as ov
 import openvino.opset13 as ops
 import serving_models as sm
+import tritonclient.grpc as grpcclient
 
 
 def model_node(
@@ -81,3 +82,9 @@ def write_config(
     path = root / "config.json"
     path.write_text(json.dumps(config, indent=1))
     return path
+
+
+def fp32_input(name: str, data: np.ndarray) -> grpcclient.InferInput:
+    given = grpcclient.InferInput(name, list(data.shape), "FP32")
+    given.set_data_from_numpy(data)
+    return given

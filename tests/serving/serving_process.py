@@ -9,7 +9,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import tritonclient.grpc as grpcclient
@@ -105,3 +106,15 @@ def run_to_exit(args: Sequence[str], workdir: Path, timeout: float = 60.0) -> tu
         check=False,
     )
     return done.returncode, done.stdout + done.stderr
+
+
+@contextmanager
+def served(config: Path, workdir: Path) -> Iterator[ServerProcess]:
+    """A server on ``config`` while the block runs; it must then stop on SIGTERM with 0."""
+    process = ServerProcess(["--config_path", str(config)], workdir)
+    try:
+        process.wait_ready()
+        yield process
+    finally:
+        code = process.stop()
+    assert code == 0, f"ovmsx exited with {code} on SIGTERM:\n{process.log()}"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import tritonclient.grpc as grpcclient
+from serving_pipelines import fp32_input
 from serving_process import ServerProcess
 
 import ovmsx.custom_nodes
@@ -51,12 +52,6 @@ def _same_as_the_steps_by_hand(url: str, config: dict) -> None:
     small = np.array(small)
     node.close()
     with grpcclient.InferenceServerClient(url) as client:
-        row = client.infer("flatten", [_fp32("image", small)]).as_numpy("row")
-        answer = client.infer("image_to_numbers", [_fp32("image", image)]).as_numpy("numbers")
+        row = client.infer("flatten", [fp32_input("image", small)]).as_numpy("row")
+        answer = client.infer("image_to_numbers", [fp32_input("image", image)]).as_numpy("numbers")
     np.testing.assert_allclose(answer, row + 1, rtol=1e-5, atol=1e-4)
-
-
-def _fp32(name: str, data: np.ndarray) -> grpcclient.InferInput:
-    given = grpcclient.InferInput(name, list(data.shape), "FP32")
-    given.set_data_from_numpy(data)
-    return given

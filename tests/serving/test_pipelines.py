@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 import tritonclient.grpc as grpcclient
-from serving_pipelines import model_node, pipeline, write_config
-from serving_process import ServerProcess
+from serving_pipelines import fp32_input, model_node, pipeline, write_config
+from serving_process import served
 from tritonclient.utils import InferenceServerException
 
 REQ = "request"
@@ -179,34 +179,24 @@ BROKEN = {
 def pipeline_client(tmp_path_factory) -> Iterator[grpcclient.InferenceServerClient]:
     root = tmp_path_factory.mktemp("pipelines")
     config = write_config(root, [*GOOD, *(c for c, _, _ in BROKEN.values())])
-    server = ServerProcess(["--config_path", str(config)], root)
-    try:
-        server.wait_ready()
-        with grpcclient.InferenceServerClient(server.url) as client:
-            yield client
-    finally:
-        code = server.stop()
-    assert code == 0, server.log()
-
-
-def _fp32(name: str, data: np.ndarray) -> grpcclient.InferInput:
-    given = grpcclient.InferInput(name, list(data.shape), "FP32")
-    given.set_data_from_numpy(data)
-    return given
+    with served(config, root) as server, grpcclient.InferenceServerClient(server.url) as client:
+        yield client
 
 
 def test_chain_equals_the_steps_by_hand(pipeline_client) -> None:
     x = np.random.default_rng(1).standard_normal((1, 10)).astype(np.float32)
-    result = pipeline_client.infer("chain", [_fp32("numbers", x)])
-    by_hand_one = pipeline_client.infer("add_one", [_fp32("input", x)]).as_numpy("output")
-    by_hand = pipeline_client.infer("plus_ten", [_fp32("input", by_hand_one)]).as_numpy("output")
+    result = pipeline_client.infer("chain", [fp32_input("numbers", x)])
+    by_hand_one = pipeline_client.infer("add_one", [fp32_input("input", x)]).as_numpy("output")
+    by_hand = pipeline_client.infer("plus_ten", [fp32_input("input", by_hand_one)]).as_numpy(
+        "output"
+    )
     np.testing.assert_array_equal(result.as_numpy("result"), by_hand)
     assert result.get_response().model_name == "chain"
 
 
 def test_independent_branches(pipeline_client) -> None:
     x = np.arange(10, dtype=np.float32).reshape(1, 10)
-    result = pipeline_client.infer("branches", [_fp32("numbers", x)])
+    result = pipeline_client.infer("branches", [fp32_input("numbers", x)])
     np.testing.assert_array_equal(result.as_numpy("plus_one"), x + 1)
     np.testing.assert_array_equal(result.as_numpy("plus_ten"), x + 10)
 
@@ -214,23 +204,23 @@ def test_independent_branches(pipeline_client) -> None:
 @pytest.mark.parametrize("rows", [1, 7])
 def test_demultiplexed_rows_are_gathered_back(pipeline_client, rows) -> None:
     x = np.arange(rows * 10, dtype=np.float32).reshape(rows, 1, 10)
-    result = pipeline_client.infer("per_row", [_fp32("rows", x)])
+    result = pipeline_client.infer("per_row", [fp32_input("rows", x)])
     np.testing.assert_array_equal(result.as_numpy("rows_plus_one"), x + 1)
 
 
 def test_zero_rows_abort_the_pipeline(pipeline_client) -> None:
     x = np.zeros((0, 1, 10), np.float32)
     with pytest.raises(InferenceServerException) as caught:
-        pipeline_client.infer("per_row", [_fp32("rows", x)])
+        pipeline_client.infer("per_row", [fp32_input("rows", x)])
     assert "Pipeline execution aborted due to no content" in str(caught.value)
     assert "StatusCode.ABORTED" in str(caught.value)
 
 
 def test_request_is_validated_against_the_first_node(pipeline_client) -> None:
     with pytest.raises(InferenceServerException, match="Invalid input shape"):
-        pipeline_client.infer("chain", [_fp32("numbers", np.zeros((1, 9), np.float32))])
+        pipeline_client.infer("chain", [fp32_input("numbers", np.zeros((1, 9), np.float32))])
     with pytest.raises(InferenceServerException, match="Missing input with specific name"):
-        pipeline_client.infer("chain", [_fp32("other", np.zeros((1, 10), np.float32))])
+        pipeline_client.infer("chain", [fp32_input("other", np.zeros((1, 10), np.float32))])
 
 
 def test_metadata_comes_from_the_nodes(pipeline_client) -> None:
@@ -256,7 +246,7 @@ def test_config_errors_name_the_problem(pipeline_client, name) -> None:
     _, message, words = BROKEN[name]
     assert not pipeline_client.is_model_ready(name)
     with pytest.raises(InferenceServerException) as caught:
-        pipeline_client.infer(name, [_fp32("numbers", np.zeros((1, 10), np.float32))])
+        pipeline_client.infer(name, [fp32_input("numbers", np.zeros((1, 10), np.float32))])
     text = str(caught.value)
     assert "Pipeline is not loaded yet" in text
     assert message in text

@@ -12,8 +12,8 @@ import openvino.opset13 as ops
 import pytest
 import serving_models as sm
 import tritonclient.grpc as grpcclient
-from serving_pipelines import custom_node, model_node, pipeline, write_config
-from serving_process import ServerProcess
+from serving_pipelines import custom_node, fp32_input, model_node, pipeline, write_config
+from serving_process import served
 from tritonclient.utils import InferenceServerException
 
 import ovmsx.custom_nodes
@@ -138,33 +138,21 @@ def client(tmp_path_factory) -> Iterator[grpcclient.InferenceServerClient]:
         {"name": "scale", "base_path": str(compile_node(EXAMPLE_NODE, root))},
     ]
     config = write_config(root, [*PIPELINES, LIFO_BROKEN], libraries, [_rank3_identity(root)])
-    server = ServerProcess(["--config_path", str(config)], root)
-    try:
-        server.wait_ready()
-        with grpcclient.InferenceServerClient(server.url) as triton:
-            yield triton
-    finally:
-        code = server.stop()
-    assert code == 0, server.log()
-
-
-def _fp32(name: str, data: np.ndarray) -> grpcclient.InferInput:
-    given = grpcclient.InferInput(name, list(data.shape), "FP32")
-    given.set_data_from_numpy(data)
-    return given
+    with served(config, root) as server, grpcclient.InferenceServerClient(server.url) as triton:
+        yield triton
 
 
 def test_model_then_custom_node_equals_the_steps_by_hand(client) -> None:
     x = np.random.default_rng(3).standard_normal((1, 10)).astype(np.float32)
-    result = client.infer("model_then_node", [_fp32("numbers", x)])
-    model_step = client.infer("add_one", [_fp32("input", x)]).as_numpy("output")
+    result = client.infer("model_then_node", [fp32_input("numbers", x)])
+    model_step = client.infer("add_one", [fp32_input("input", x)]).as_numpy("output")
     np.testing.assert_allclose(result.as_numpy("result"), model_step + 5 - 2, rtol=1e-6)
 
 
 @pytest.mark.parametrize("shards", [1, 7])
 def test_dynamic_demultiplexer_and_gather(client, shards) -> None:
     x = np.array([[shards, 1.5, -2.0]], np.float32)
-    gathered = client.infer("fan_out", [_fp32("numbers", x)]).as_numpy("gathered")
+    gathered = client.infer("fan_out", [fp32_input("numbers", x)]).as_numpy("gathered")
     assert gathered.shape == (shards, 1, 3)
     expected = np.stack([x + i + 10 for i in range(shards)])
     np.testing.assert_array_equal(gathered, expected)
@@ -173,7 +161,7 @@ def test_dynamic_demultiplexer_and_gather(client, shards) -> None:
 def test_demultiplexer_with_no_shards_aborts(client) -> None:
     x = np.array([[0, 1.0, 2.0]], np.float32)
     with pytest.raises(InferenceServerException) as caught:
-        client.infer("fan_out", [_fp32("numbers", x)])
+        client.infer("fan_out", [fp32_input("numbers", x)])
     assert "StatusCode.ABORTED" in str(caught.value)
     assert "Pipeline execution aborted due to no content from custom node" in str(caught.value)
 
@@ -196,14 +184,14 @@ def test_pipeline_metadata_has_custom_node_dims(client) -> None:
 
 def test_the_documented_example_node_builds_and_runs(client) -> None:
     x = np.arange(6, dtype=np.float32).reshape(1, 6)
-    result = client.infer("scaled", [_fp32("values", x)])
+    result = client.infer("scaled", [fp32_input("values", x)])
     np.testing.assert_array_equal(result.as_numpy("scaled"), x * 3)
 
 
 def test_gathers_must_close_the_innermost_demultiplexer_first(client) -> None:
     assert not client.is_model_ready("gather_out_of_order")
     with pytest.raises(InferenceServerException) as caught:
-        client.infer("gather_out_of_order", [_fp32("numbers", np.ones((2, 1, 3), np.float32))])
+        client.infer("gather_out_of_order", [fp32_input("numbers", np.ones((2, 1, 3), np.float32))])
     text = str(caught.value)
     assert "Demultiplexer and gather nodes are not in LIFO order" in text
     assert "innermost open demultiplexer is fan" in text

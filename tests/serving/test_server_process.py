@@ -188,7 +188,7 @@ def test_single_model_mode(tmp_path: Path) -> None:
 # -- stopping -----------------------------------------------------------------------------
 
 IN_FLIGHT = 4
-ROWS = 4096  # with 32 layers, about a second of inference each
+ROWS = 8192  # with 32 layers, about two seconds of inference each: ample margin for the signal
 
 
 def test_sigterm_lets_in_flight_requests_finish(tmp_path: Path) -> None:
