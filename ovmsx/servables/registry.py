@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from ovmsx import _core
@@ -206,8 +206,7 @@ class ServableRegistry:
         pipeline.check_version(request.version)
         definition, validator = pipeline.serving()
         tensors = validator.tensors(string_inputs_as_padded(definition, request.inputs))
-        known = frozenset(definition.outputs)
-        _check_requested_outputs(known, request.requested_outputs)
+        _check_requested_outputs(definition.outputs.keys(), request.requested_outputs)
         by_name = dict(zip(definition.inputs, tensors, strict=True))
         outputs = await run_pipeline(definition, by_name, self._dispatcher)
         if request.requested_outputs:
@@ -227,7 +226,7 @@ class ServableRegistry:
         )
 
 
-def _check_requested_outputs(known: frozenset[str], requested: Sequence[str]) -> None:
+def _check_requested_outputs(known: Collection[str], requested: Sequence[str]) -> None:
     for name in requested:
         if name not in known:
             raise status_error(StatusCode.INVALID_MISSING_OUTPUT, f"Required output: {name}")

@@ -252,3 +252,13 @@ def test_config_errors_name_the_problem(pipeline_client, name) -> None:
     assert message in text
     for word in words:
         assert word in text
+
+
+def test_requested_outputs_pick_from_the_pipeline_outputs(pipeline_client) -> None:
+    x = np.zeros((1, 10), np.float32)
+    wanted = [grpcclient.InferRequestedOutput("plus_ten")]
+    result = pipeline_client.infer("branches", [fp32_input("numbers", x)], outputs=wanted)
+    assert [o.name for o in result.get_response().outputs] == ["plus_ten"]
+    unknown = [grpcclient.InferRequestedOutput("nope")]
+    with pytest.raises(InferenceServerException, match="Missing output with specific name"):
+        pipeline_client.infer("branches", [fp32_input("numbers", x)], outputs=unknown)
