@@ -29,7 +29,7 @@ import bench_models
 import numpy as np
 import perf_doc
 from bench_serving import start_ovmsx
-from perf_analyzer_runner import run_perf_analyzer
+from perf_analyzer_runner import measure_round
 from tritonclient import grpc as triton
 
 import ovmsx.custom_nodes
@@ -152,22 +152,16 @@ def main() -> None:
         server = stack.enter_context(start_ovmsx(shlex.split(args.ovmsx), config, root))
         check_answers(server.url, model)
         for round_number in range(args.rounds):
-            order = CONTENDERS if round_number % 2 == 0 else CONTENDERS[::-1]
-            for name in order:
-                results = run_perf_analyzer(
-                    args.perf_analyzer,
-                    server.url,
-                    name,
-                    model.inputs,
-                    args.concurrency,
-                    args.measurement_ms,
-                    stability_percent=args.stability,
-                )
-                for result in results:
-                    rates.setdefault((name, result.concurrency), []).append(
-                        result.throughput_infer_per_s
-                    )
-                print(f"round {round_number + 1} {name}: {results}", file=sys.stderr)
+            measure_round(
+                args.perf_analyzer,
+                server.url,
+                dict.fromkeys(CONTENDERS, model.inputs),
+                round_number,
+                args.concurrency,
+                args.measurement_ms,
+                args.stability,
+                rates,
+            )
 
     text = section(args, calls, rates)
     print(text)

@@ -36,7 +36,7 @@ import numpy as np
 import perf_doc
 from bench_serving import Server, start_ovmsx
 from infer_request_gen import InputSpec, make_inputs
-from perf_analyzer_runner import Result, run_perf_analyzer
+from perf_analyzer_runner import measure_round
 from tritonclient import grpc as triton
 
 SECTION = "bench_graphs"
@@ -167,10 +167,6 @@ def stream_rate(url: str, tokens: int) -> float:
         client.close()
 
 
-def median_rate(results: list[Result]) -> float:
-    return statistics.median(r.throughput_infer_per_s for r in results)
-
-
 def section(args, rates: dict[tuple[str, int], list[float]], stream: list[float]) -> str:
     date = datetime.date.today().isoformat()
     lines = [
@@ -221,23 +217,18 @@ def main() -> None:
         config, model = write_repository(root)
         server = stack.enter_context(start_ovmsx(shlex.split(args.ovmsx), config, root))
         check_answers(server, model)
+        contenders = {name: interface(name, model)[0] for name in CONTENDERS}
         for round_number in range(args.rounds):
-            order = CONTENDERS if round_number % 2 == 0 else CONTENDERS[::-1]
-            for name in order:
-                results = run_perf_analyzer(
-                    args.perf_analyzer,
-                    server.url,
-                    name,
-                    interface(name, model)[0],
-                    args.concurrency,
-                    args.measurement_ms,
-                    stability_percent=args.stability,
-                )
-                for result in results:
-                    rates.setdefault((name, result.concurrency), []).append(
-                        result.throughput_infer_per_s
-                    )
-                print(f"round {round_number + 1} {name}: {results}", file=sys.stderr)
+            measure_round(
+                args.perf_analyzer,
+                server.url,
+                contenders,
+                round_number,
+                args.concurrency,
+                args.measurement_ms,
+                args.stability,
+                rates,
+            )
             stream.append(stream_rate(server.url, args.tokens))
             print(f"round {round_number + 1} stream: {stream[-1]:,.0f}/s", file=sys.stderr)
 

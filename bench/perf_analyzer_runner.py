@@ -14,7 +14,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,3 +110,31 @@ def run_perf_analyzer(
                 )
             results.extend(rows)
     return results
+
+
+def measure_round(
+    binary: str,
+    url: str,
+    contenders: Mapping[str, Sequence[InputSpec]],
+    round_number: int,
+    concurrency_values: Iterable[int],
+    measurement_ms: int,
+    stability_percent: float,
+    rates: dict[tuple[str, int], list[float]],
+) -> None:
+    """One round over every contender (servable name -> its inputs), in reverse order on odd
+    rounds so that drift hits all alike; appends each throughput to ``rates[(name, c)]``."""
+    names = list(contenders)
+    for name in names if round_number % 2 == 0 else names[::-1]:
+        results = run_perf_analyzer(
+            binary,
+            url,
+            name,
+            contenders[name],
+            concurrency_values,
+            measurement_ms,
+            stability_percent=stability_percent,
+        )
+        for result in results:
+            rates.setdefault((name, result.concurrency), []).append(result.throughput_infer_per_s)
+        print(f"round {round_number + 1} {name}: {results}", file=sys.stderr)

@@ -123,7 +123,7 @@ TensorInfo convert_info(const CustomNodeTensorInfo& entry, const char* function)
 
 std::vector<TensorInfo> take_tensor_infos(const CustomNodeState& state, const char* function,
                                           int rc, CustomNodeTensorInfo* info, int count) {
-  const std::string& path = state.library().path();
+  const std::string& path = state.loaded_library().path();
   if (rc != 0) {
     throw StatusError(
         StatusCode::NODE_LIBRARY_METADATA_FAILED,
@@ -161,7 +161,7 @@ std::vector<TensorInfo> take_tensor_infos(const CustomNodeState& state, const ch
 std::vector<std::shared_ptr<Tensor>> take_outputs(
     const std::shared_ptr<const CustomNodeState>& state, int rc, CustomNodeTensor* outputs,
     int count) {
-  const std::string& path = state->library().path();
+  const std::string& path = state->loaded_library().path();
   if (rc != 0) {
     // COMPAT §1.3 step 1: a failed execute cleans up after itself; nothing is released.
     throw StatusError(StatusCode::NODE_LIBRARY_EXECUTION_FAILED,

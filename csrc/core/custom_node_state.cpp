@@ -29,9 +29,9 @@ std::shared_ptr<const CustomNodeState> CustomNodeState::initialize(
   const int rc = state->functions().initialize(&manager, state->params(), state->params_count());
   if (rc != 0) {
     // `state` dies uninitialized: OVMS never deinitializes a failed initialize.
-    throw StatusError(
-        StatusCode::NODE_LIBRARY_INITIALIZE_FAILED,
-        "initialize returned " + std::to_string(rc) + "; library: " + state->library().path());
+    throw StatusError(StatusCode::NODE_LIBRARY_INITIALIZE_FAILED,
+                      "initialize returned " + std::to_string(rc) +
+                          "; library: " + state->loaded_library().path());
   }
   state->manager_ = manager;
   state->initialized_ = true;

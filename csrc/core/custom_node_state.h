@@ -31,7 +31,7 @@ class CustomNodeState {
   CustomNodeState(const CustomNodeState&) = delete;
   CustomNodeState& operator=(const CustomNodeState&) = delete;
 
-  const CustomNodeLibrary& library() const noexcept { return *library_; }
+  const CustomNodeLibrary& loaded_library() const noexcept { return *library_; }
   const CustomNodeFunctions& functions() const noexcept { return library_->functions(); }
   const CustomNodeParam* params() const noexcept { return param_array_.data(); }
   int params_count() const noexcept { return static_cast<int>(param_array_.size()); }

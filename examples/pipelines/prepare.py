@@ -44,6 +44,17 @@ def source(node: str, item: str) -> dict:
     return {"node_name": node, "data_item": item}
 
 
+def plus_one(input_source: dict) -> dict:
+    """The built-in add_one custom node (default params: + 1) reading ``input_source``."""
+    return {
+        "name": "plus_one",
+        "type": "custom",
+        "library_name": "add_one",
+        "inputs": [{"input_numbers": input_source}],
+        "outputs": [{"data_item": "output_numbers", "alias": "numbers"}],
+    }
+
+
 def config() -> dict:
     libraries = [
         {"name": name, "base_path": str(ovmsx.custom_nodes.built_in(name))}
@@ -75,13 +86,7 @@ def config() -> dict:
                 "inputs": [{"image": source("transform", "small_gray")}],
                 "outputs": [{"data_item": "row", "alias": "row"}],
             },
-            {
-                "name": "plus_one",
-                "type": "custom",
-                "library_name": "add_one",
-                "inputs": [{"input_numbers": source("flatten", "row")}],
-                "outputs": [{"data_item": "output_numbers", "alias": "numbers"}],
-            },
+            plus_one(source("flatten", "row")),
         ],
         "outputs": [{"numbers": source("plus_one", "numbers")}],
     }
@@ -99,13 +104,7 @@ def config() -> dict:
                 "inputs": [{"x": source("request", "rows")}],
                 "outputs": [{"data_item": "y", "alias": "doubled"}],
             },
-            {
-                "name": "plus_one",
-                "type": "custom",
-                "library_name": "add_one",
-                "inputs": [{"input_numbers": source("double", "doubled")}],
-                "outputs": [{"data_item": "output_numbers", "alias": "numbers"}],
-            },
+            plus_one(source("double", "doubled")),
         ],
         "outputs": [{"rows_out": source("plus_one", "numbers")}],
     }

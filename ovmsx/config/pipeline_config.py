@@ -73,8 +73,8 @@ class PipelineNode(BaseModel):
     """For ``DL model`` nodes: the model to run."""
     version: Annotated[int, Field(ge=1)] | None = None
     """For ``DL model`` nodes: a fixed model version (default: the model's default)."""
-    library_name: Name | None = None
-    """For ``custom`` nodes: a ``custom_node_library_config_list`` name."""
+    custom_library: Name | None = Field(default=None, alias="library_name")
+    """For ``custom`` nodes: a ``custom_node_library_config_list`` name (key ``library_name``)."""
     params: dict[str, str] = Field(default_factory=dict)
     """For ``custom`` nodes: passed to the library's calls."""
     inputs: list[dict[str, Source]]
@@ -87,9 +87,9 @@ class PipelineNode(BaseModel):
 
     @model_validator(mode="after")
     def _kind_fields(self) -> PipelineNode:
-        if self.type == "DL model" and (self.model_name is None or self.library_name):
+        if self.type == "DL model" and (self.model_name is None or self.custom_library):
             raise ValueError('a "DL model" node needs model_name and takes no library_name')
-        if self.type == "custom" and (self.library_name is None or self.model_name):
+        if self.type == "custom" and (self.custom_library is None or self.model_name):
             raise ValueError('a "custom" node needs library_name and takes no model_name')
         for item in self.inputs:
             if len(item) != 1:

@@ -143,14 +143,14 @@ def _resolve(
             {p.name: from_port_info(p) for p in compiled.outputs},
             model_version=version,
         )
-    assert node.library_name is not None
+    assert node.custom_library is not None
     try:
-        library = libraries(node.library_name)
+        library = libraries(node.custom_library)
     except StatusError as missing:
         raise _error(
             StatusCode.PIPELINE_DEFINITION_INVALID_NODE_LIBRARY,
             pipeline,
-            f"node {node.name}: library {node.library_name}: {missing.message}",
+            f"node {node.name}: library {node.custom_library}: {missing.message}",
         ) from None
     custom = library.initialize(dict(node.params))
     try:

@@ -83,7 +83,7 @@ def test_every_key_is_accepted(tmp_path: Path) -> None:
     assert model.custom_loader_options == FULL_MODEL["custom_loader_options"]
     assert (model.graph_path, model.subconfig) == ("graph.pbtxt", "subconfig.json")
     assert [g.model_dump(exclude_none=True) for g in config.graphs] == GRAPHS
-    assert [p.model_dump(exclude_none=True) for p in config.pipelines] == PIPELINES
+    assert [p.model_dump(exclude_none=True, by_alias=True) for p in config.pipelines] == PIPELINES
     assert [lib.model_dump() for lib in config.libraries] == LIBRARIES
     # Later work validates these; until then they are kept exactly as written.
     assert config.custom_loader_config_list == LOADERS

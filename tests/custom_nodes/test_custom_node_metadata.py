@@ -44,31 +44,24 @@ def test_tensor_info_is_read_only(node_path):
 
 @pytest.mark.parametrize("method", ["inputs_info", "outputs_info"])
 @pytest.mark.parametrize(
-    ("name", "params", "code", "details"),
+    ("params", "code", "details"),
     [
-        ("node_metadata_fails", {}, StatusCode.NODE_LIBRARY_METADATA_FAILED, "{fn} returned 3"),
+        ({"mode": "fail"}, StatusCode.NODE_LIBRARY_METADATA_FAILED, "{fn} returned 3"),
+        ({"mode": "null"}, StatusCode.NODE_LIBRARY_OUTPUTS_CORRUPTED, "{fn} returned NULL info"),
         (
-            "node_metadata_null",
-            {},
-            StatusCode.NODE_LIBRARY_OUTPUTS_CORRUPTED,
-            "{fn} returned NULL info",
-        ),
-        (
-            "node_metadata_zero",
-            {"count": "0"},
+            {"mode": "count", "count": "0"},
             StatusCode.NODE_LIBRARY_OUTPUTS_CORRUPTED_COUNT,
             "{fn} returned infoCount 0",
         ),
         (
-            "node_metadata_zero",
-            {"count": "-2"},
+            {"mode": "count", "count": "-2"},
             StatusCode.NODE_LIBRARY_OUTPUTS_CORRUPTED_COUNT,
             "{fn} returned infoCount -2",
         ),
     ],
 )
-def test_metadata_failures(counted_node, method, name, params, code, details):
-    node = counted_node(name)
+def test_metadata_failures(counted_node, method, params, code, details):
+    node = counted_node("node_bad_metadata")
     instance = CustomNodeLibrary.load(str(node.path)).initialize(params)
     before = node.counts()
     with pytest.raises(StatusError) as caught:
@@ -79,6 +72,6 @@ def test_metadata_failures(counted_node, method, name, params, code, details):
     assert caught.value.details == expected
     assert str(caught.value).endswith(f" - {expected}")
     delta = node.counts() - before
-    assert delta.allocated == (1 if name == "node_metadata_zero" else 0)
+    assert delta.allocated == (1 if params["mode"] == "count" else 0)
     assert_balanced(delta)
     instance.close()

@@ -1,10 +1,22 @@
-/* getInputsInfo and getOutputsInfo return an info array (one entry) with infoCount = param
-   `count` (default 0): the array must be released. */
+/* getInputsInfo and getOutputsInfo misbehave as param `mode` says:
+ *   "fail"  - return 3;
+ *   "null"  - succeed but leave *info NULL;
+ *   "count" - return a one-entry info array with infoCount = param `count` (default 0),
+ *             which the server must still release. */
 #define NODE_OWN_METADATA
 #include "counting.h"
 
 static int metadata(struct CustomNodeTensorInfo** info, int* infoCount,
                     const struct CustomNodeParam* params, int paramsCount, void* manager) {
+  const char* mode = find_param(params, paramsCount, "mode");
+  if (mode == NULL || strcmp(mode, "fail") == 0) {
+    return 3;
+  }
+  if (strcmp(mode, "null") == 0) {
+    *info = NULL;
+    *infoCount = 1;
+    return 0;
+  }
   *info = (struct CustomNodeTensorInfo*)counted_malloc(sizeof(**info), manager);
   (*info)->name = "input_numbers";
   (*info)->dims = NULL;
