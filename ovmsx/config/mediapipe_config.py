@@ -49,6 +49,11 @@ class MediapipeConfig(BaseModel):
     """A config file with the models the graph uses (only ``model_config_list``), relative to
     ``base_path``. Absent: ``subconfig.json`` there, if that file exists."""
 
+    calculator_modules: list[str] | None = None
+    """Beyond OVMS: modules with calculators written in Python that the graph uses, each a
+    ``.py`` file (relative to ``base_path``) or an importable module name. Their
+    ``@register_calculator`` classes become calculator names the graph may use."""
+
     _config_dir: Path = PrivateAttr(default_factory=Path.cwd)
 
     def model_post_init(self, context: Any) -> None:

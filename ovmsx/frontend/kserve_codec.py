@@ -67,6 +67,7 @@ def decode_infer_request(message: bytes) -> InferRequest:
         id=request.id,
         requested_outputs=[o.name for o in request.outputs],
         parameters={k: _parameter_value(v) for k, v in request.parameters.items()},
+        message=message,
     )
 
 

@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 
-from ovmsx import _core
+from ovmsx.frontend import grpc_predict_v2_pb2 as pb
 from ovmsx.frontend.kserve_codec import (
     decode_infer_request,
     encode_graph_response,
@@ -24,6 +24,12 @@ from ovmsx.graph.graph_workers import WorkerPool
 from ovmsx.graph.packet import Packet
 from ovmsx.servables.graph import Graph
 from ovmsx.servables.graph_execution import GraphSession, call_in_worker, run_unary
+from ovmsx.servables.graph_packets import (
+    StreamKind,
+    image_packet,
+    mediapipe_tensor_packet,
+    response_tensor,
+)
 from ovmsx.servables.graph_requests import clock_timestamp, request_timestamp, side_packets
 from ovmsx.servables.infer_request import InferRequest
 from ovmsx.status import StatusCode, StatusError, status_error
@@ -35,13 +41,17 @@ LATER = "; partial deserialization of subsequent requests"
 
 
 def graph_inputs(graph: Graph, request: InferRequest, complete: bool) -> list[tuple[str, object]]:
-    """(stream, Tensor) for every request input; ``complete`` requires all graph inputs."""
+    """(stream, packet) for every request input; ``complete`` requires all graph inputs."""
+    if graph.passthrough:
+        # The whole request is the one packet (COMPAT §4.2); its inputs are the calculator's.
+        stream = next(iter(graph.inputs))
+        return [(stream, pb.ModelInferRequest.FromString(request.message or b""))]
     packets = []
     for given in request.inputs:
         kind = graph.inputs.get(given.name)
         if kind is None:
             raise status_error(StatusCode.INVALID_UNEXPECTED_INPUT, f"{given.name} is unexpected")
-        packets.append((given.name, given.to_graph_tensor(kind == "python")))
+        packets.append((given.name, _packet(kind, given)))
     if complete and len({name for name, _ in packets}) < len(graph.inputs):
         missing = sorted(set(graph.inputs) - {name for name, _ in packets})
         raise status_error(
@@ -51,14 +61,33 @@ def graph_inputs(graph: Graph, request: InferRequest, complete: bool) -> list[tu
     return packets
 
 
-def _named(graph: Graph, stream: str, tensor: object) -> tuple[str, _core.Tensor]:
-    if not isinstance(tensor, _core.Tensor):
+def _packet(kind: StreamKind, given) -> object:
+    tensor = given.to_graph_tensor(kind is StreamKind.PYTHON)
+    if kind is StreamKind.IMAGE:
+        return image_packet(tensor, given.is_raw, given.name)
+    if kind is StreamKind.MP_TENSOR:
+        return mediapipe_tensor_packet(tensor, given.is_raw, given.name)
+    return tensor
+
+
+def _response(graph: Graph, request_id: str, packets: list[tuple[str, Packet]]) -> bytes:
+    """The answer for ``(stream, packet)`` pairs: their tensors, or a RESPONSE packet whole."""
+    if graph.passthrough:
+        (stream, packet), *_ = packets
+        return _whole_response(stream, packet.value)
+    outputs = [response_tensor(graph.outputs[name], name, p.value) for name, p in packets]
+    stamp = max(packet.timestamp for _, packet in packets)
+    return encode_graph_response(graph.name, request_id, stamp, outputs)
+
+
+def _whole_response(stream: str, value: object) -> bytes:
+    descriptor = getattr(value, "DESCRIPTOR", None)
+    if getattr(descriptor, "full_name", None) != pb.ModelInferResponse.DESCRIPTOR.full_name:
         raise status_error(
             StatusCode.MEDIAPIPE_EXECUTION_ERROR,
-            f"output stream {stream} carries {type(tensor).__name__}, not a Tensor",
+            f"output stream {stream} carries {type(value).__name__}, not a ModelInferResponse",
         )
-    # OVMS_PY_TENSOR outputs are named by the Tensor, the others by their stream.
-    return (tensor.name if graph.outputs[stream] == "python" else stream), tensor
+    return value.SerializeToString()
 
 
 async def infer_graph(graph: Graph, request: InferRequest, workers: WorkerPool) -> bytes:
@@ -72,9 +101,7 @@ async def infer_graph(graph: Graph, request: InferRequest, workers: WorkerPool) 
     first: dict[str, Packet] = await call_in_worker(
         workers, lambda: run_unary(plan, sides, inputs, timestamp)
     )
-    outputs = [_named(graph, name, first[name].value) for name in plan.output_streams]
-    stamp = max(packet.timestamp for packet in first.values()) if first else timestamp
-    return encode_graph_response(graph.name, request.id, stamp, outputs)
+    return _response(graph, request.id, [(name, first[name]) for name in plan.output_streams])
 
 
 class GraphStream:
@@ -156,11 +183,10 @@ class GraphStream:
 
     def _on_packet(self, stream: str, packet: Packet) -> None:
         try:
-            outputs = [_named(self._graph, stream, packet.value)]
+            response = _response(self._graph, "", [(stream, packet)])
         except StatusError as error:
             self._responses.put_nowait(error)
             return
-        response = encode_graph_response(self._graph.name, "", packet.timestamp, outputs)
         self._responses.put_nowait(wrap_stream_response(response))
 
     def _on_reject(self, error: StatusError) -> None:

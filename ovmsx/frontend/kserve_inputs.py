@@ -45,6 +45,11 @@ class KServeInput:
         self._raw = raw  # memoryview into the request message, or None
         self._contents = contents  # InferTensorContents, or None
 
+    @property
+    def is_raw(self) -> bool:
+        """Whether the data came in ``raw_input_contents``."""
+        return self._raw is not None
+
     def to_tensor(self, model_datatype: str, element_count: int) -> _core.Tensor:
         if self._raw is not None:
             return self._raw_tensor(model_datatype, element_count)

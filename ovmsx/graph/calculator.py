@@ -3,21 +3,29 @@
 A graph definition holds one ``CalculatorNode`` per node: made when the graph loads, shared by
 every running instance of the graph (a Python node's handler object lives here). Each graph
 instance asks every node for a fresh ``Calculator`` and drives it open → process* → close.
+
+Streams and side packets are addressed by ``"TAG:INDEX"`` strings (``":0"`` for the first
+untagged one), as ``StreamRef.tag_index`` spells them; ``CalculatorContext`` also offers
+MediaPipe-style ``input(tag, index)`` / ``output(tag, value, index)`` helpers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from ovmsx.graph.graph_config import NodeConfig
+from ovmsx.graph.graph_config import GraphConfig, NodeConfig
 
 
 class NodeFailure(Exception):
     """A calculator refused its input or its own code failed; the graph instance stops.
 
     ``code`` is the absl-style status name MediaPipe would report (INTERNAL,
-    RESOURCE_EXHAUSTED, INVALID_ARGUMENT ...); the message says what went wrong.
+    RESOURCE_EXHAUSTED, INVALID_ARGUMENT, FAILED_PRECONDITION ...); the message says what went
+    wrong. FAILED_PRECONDITION becomes OVMS's MEDIAPIPE_PRECONDITION_FAILED, anything else
+    MEDIAPIPE_EXECUTION_ERROR.
     """
 
     def __init__(self, message: str, code: str = "INTERNAL") -> None:
@@ -25,10 +33,19 @@ class NodeFailure(Exception):
         self.code = code
 
 
-class CalculatorContext:
-    """One call into a calculator: the packets present at ``timestamp`` and a way to emit."""
+def tag_index(tag: str, index: int = 0) -> str:
+    """The key of stream ``tag`` number ``index`` (``tag_index("IMAGE")`` is ``"IMAGE:0"``)."""
+    return f"{tag}:{index}"
 
-    __slots__ = ("emitted", "graph_state", "inputs", "side_packets", "timestamp")
+
+class CalculatorContext:
+    """One call into a calculator: the packets present at ``timestamp`` and a way to emit.
+
+    ``side_packets`` holds the node's input side packets by ``"TAG:INDEX"``; in ``open`` a
+    node sets its output side packets with ``set_side_packet``.
+    """
+
+    __slots__ = ("emitted", "graph_state", "inputs", "side_outputs", "side_packets", "timestamp")
 
     def __init__(
         self,
@@ -42,23 +59,75 @@ class CalculatorContext:
         self.side_packets = side_packets
         self.graph_state = graph_state  # this node's private dict for this graph instance
         self.emitted: list[tuple[str, object, int]] = []
+        self.side_outputs: dict[str, object] = {}
 
     def emit(self, tag_index: str, value: object, timestamp: int | None = None) -> None:
         """Send ``value`` on the output stream ``tag_index`` (default: at the input's time)."""
         self.emitted.append((tag_index, value, self.timestamp if timestamp is None else timestamp))
+
+    # MediaPipe-style spellings, for calculators written by users.
+
+    def input(self, tag: str, index: int = 0) -> object | None:
+        """The packet on input ``tag`` (number ``index``) at this timestamp, or None."""
+        return self.inputs.get(tag_index(tag, index))
+
+    def output(self, tag: str, value: object, index: int = 0, timestamp: int | None = None) -> None:
+        """Send ``value`` on output ``tag`` (number ``index``)."""
+        self.emit(tag_index(tag, index), value, timestamp)
+
+    def side_packet(self, tag: str, index: int = 0) -> object | None:
+        """The input side packet ``tag`` (number ``index``), or None when it was not given."""
+        return self.side_packets.get(tag_index(tag, index))
+
+    def set_side_packet(self, tag: str, value: object, index: int = 0) -> None:
+        """Publish output side packet ``tag`` (call it from ``open``)."""
+        self.side_outputs[tag_index(tag, index)] = value
 
 
 class Calculator:
     """One node in one graph instance. Calls never overlap, and timestamps only grow."""
 
     def open(self, context: CalculatorContext) -> None:
-        """Called once, before the first ``process``."""
+        """Called once, before the first ``process``; output side packets are set here."""
 
     def process(self, context: CalculatorContext) -> None:
         raise NotImplementedError
 
     def close(self, context: CalculatorContext) -> None:
         """Called once when every input stream is done (or the instance ends)."""
+
+
+class ServableSession(Protocol):
+    """A model or pipeline as an inference calculator sees it (see servables/graph_sessions)."""
+
+    name: str
+
+    def infer(self, inputs: Mapping[str, object]) -> dict[str, object]:
+        """Run the servable on named Tensors; raises ``StatusError`` for what it refuses."""
+        ...
+
+
+class ServableResolver(Protocol):
+    def session(self, name: str, version: int) -> ServableSession:
+        """The servable ``name`` (version 0 = default, re-resolved at every inference), or
+        ``StatusError`` when there is none that can serve."""
+        ...
+
+    def ports(self, name: str, version: int) -> tuple[list, list] | None:
+        """(inputs, outputs) as ``PortSpec``-like objects (name, datatype, shape()), or None."""
+        ...
+
+
+@dataclass(frozen=True)
+class GraphLoad:
+    """What a node may look at while the graph loads."""
+
+    base_dir: Path
+    """The graph's folder: relative paths in options start here."""
+    graph: GraphConfig | None = None
+    """The whole graph, for nodes that follow their side packets to the node producing them."""
+    servables: ServableResolver | None = None
+    """The server's models and pipelines (None where a graph runs without a server)."""
 
 
 class CalculatorNode:
@@ -68,9 +137,13 @@ class CalculatorNode:
     user code; ``load`` may (it runs in a worker thread); ``retire`` undoes ``load``.
     """
 
-    def __init__(self, node: NodeConfig, base_dir: Path) -> None:
+    def __init__(self, node: NodeConfig, load: GraphLoad) -> None:
         self.node = node
-        self.base_dir = base_dir
+        self.load_context = load
+
+    @property
+    def base_dir(self) -> Path:
+        return self.load_context.base_dir
 
     def load(self) -> None:
         """Acquire what every instance shares (import a handler, ...)."""
@@ -80,3 +153,12 @@ class CalculatorNode:
 
     def retire(self) -> None:
         """Release what ``load`` acquired; errors are logged by the caller, never raised on."""
+
+    def input_port(self, tag_index: str) -> object | None:
+        """What the node knows of the tensors it takes on ``tag_index`` (name, datatype,
+        shape()), for graph metadata; None when it does not know."""
+        return None
+
+    def output_port(self, tag_index: str) -> object | None:
+        """Like ``input_port``, for an output stream."""
+        return None

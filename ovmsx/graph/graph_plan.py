@@ -19,6 +19,8 @@ class NodePlan:
     outputs: tuple[tuple[str, str], ...]  # (tag_index, stream)
     policy: str
     sync_sets: tuple[frozenset[str], ...]
+    side_inputs: tuple[tuple[str, str], ...] = ()  # (tag_index, side packet name)
+    side_outputs: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ def build_plan(config: GraphConfig, calculators: Sequence[CalculatorNode]) -> Gr
                 outputs=tuple((ref.tag_index, ref.name) for ref in node.outputs),
                 policy=node.input_stream_handler,
                 sync_sets=node.sync_sets,
+                side_inputs=tuple((ref.tag_index, ref.name) for ref in node.input_side_packets),
+                side_outputs=tuple((ref.tag_index, ref.name) for ref in node.output_side_packets),
             )
         )
     return GraphPlan(

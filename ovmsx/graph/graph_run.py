@@ -11,6 +11,8 @@ Rules it keeps, as MediaPipe does:
   bounds pass ``t``, so nodes downstream waiting for a packet that will not come move on;
 - a node closes when all its inputs (back edges aside) are closed and drained, and closing it
   closes its outputs;
+- nodes open upstream first; a node's output side packets (set in ``open``) reach the nodes
+  that read them, and a side packet nobody provides stops the instance before it starts;
 - the first failure stops the instance; ``error`` then says why.
 """
 
@@ -38,9 +40,20 @@ class _Stream:
 
 
 class _Node:
-    __slots__ = ("calculator", "closed", "label", "outputs", "policy", "slots", "state")
+    __slots__ = (
+        "calculator",
+        "closed",
+        "label",
+        "outputs",
+        "plan",
+        "policy",
+        "side_packets",
+        "slots",
+        "state",
+    )
 
     def __init__(self, plan: NodePlan, streams: dict[str, _Stream]) -> None:
+        self.plan = plan
         self.label = plan.label
         self.calculator: Calculator = plan.calculator.create()
         self.slots = [InputSlot(tag, name, back) for tag, name, back in plan.inputs]
@@ -52,6 +65,7 @@ class _Node:
         else:
             self.policy = POLICIES[plan.policy](self.slots)
         self.state: dict = {}  # the node's per-instance state (see CalculatorContext)
+        self.side_packets: dict[str, object] = {}  # tag_index -> value, filled at open
         self.closed = False
 
 
@@ -59,7 +73,7 @@ class GraphRun:
     def __init__(
         self, plan: GraphPlan, side_packets: Mapping[str, object], on_output: OutputCallback
     ) -> None:
-        self._side_packets = side_packets
+        self._side_packets = dict(side_packets)  # by name; nodes add theirs as they open
         self._on_output = on_output
         self._streams: dict[str, _Stream] = {}
         for node in plan.nodes:
@@ -75,7 +89,8 @@ class GraphRun:
         self.error: StatusError | None = None
         self._nodes = [_Node(node, self._streams) for node in plan.nodes]
         for node in self._nodes:
-            self._call(node, node.calculator.open, CalculatorContext(UNSET, {}, side_packets, {}))
+            if self.error is None:
+                self._open(node)
 
     @property
     def finished(self) -> bool:
@@ -135,7 +150,29 @@ class GraphRun:
     # -- internals -------------------------------------------------------------------------
 
     def _context(self, node: _Node, timestamp: int, values: dict) -> CalculatorContext:
-        return CalculatorContext(timestamp, values, self._side_packets, node.state)
+        return CalculatorContext(timestamp, values, node.side_packets, node.state)
+
+    def _open(self, node: _Node) -> None:
+        for tag_index, name in node.plan.side_inputs:
+            if name not in self._side_packets:
+                # MediaPipe refuses to start a graph missing a side packet; OVMS's side
+                # packets come from request parameters.
+                self.error = status_error(
+                    StatusCode.MEDIAPIPE_GRAPH_START_ERROR,
+                    f'node "{node.label}" needs input side packet "{name}" ({tag_index}), '
+                    "which no node produces and the request does not carry as a parameter",
+                )
+                return
+            node.side_packets[tag_index] = self._side_packets[name]
+        context = self._context(node, UNSET, {})
+        self._call(node, node.calculator.open, context)
+        declared = dict(node.plan.side_outputs)
+        for tag_index, value in context.side_outputs.items():
+            name = declared.get(tag_index)
+            if name is None:
+                self._fail(node, "INTERNAL", f"the node has no output side packet {tag_index}")
+                return
+            self._side_packets[name] = value
 
     def _process(self, node: _Node, timestamp: int, slots: list[InputSlot]) -> None:
         values = {slot.tag_index: slot.queue.popleft().value for slot in slots}
@@ -195,13 +232,21 @@ class GraphRun:
         try:
             method(context)
         except NodeFailure as failure:
-            self._fail(node, failure.code, str(failure))
+            self._fail(node, failure.code, str(failure), method.__name__)
         except Exception as error:  # a calculator bug: the instance fails, the server goes on
-            self._fail(node, "INTERNAL", f"{type(error).__name__}: {error}")
+            self._fail(node, "INTERNAL", f"{type(error).__name__}: {error}", method.__name__)
 
-    def _fail(self, node: _Node, code: str, message: str) -> None:
+    def _fail(self, node: _Node, code: str, message: str, stage: str = "process") -> None:
         if self.error is None:
+            # OVMS turns absl's FAILED_PRECONDITION into its own precondition status and every
+            # other code into an execution error.
+            status = (
+                StatusCode.MEDIAPIPE_PRECONDITION_FAILED
+                if code == "FAILED_PRECONDITION"
+                else StatusCode.MEDIAPIPE_EXECUTION_ERROR
+            )
             self.error = status_error(
-                StatusCode.MEDIAPIPE_EXECUTION_ERROR,
-                f'{code}: Calculator::Process() for node "{node.label}" failed: {message}',
+                status,
+                f'{code}: Calculator::{stage.capitalize()}() for node "{node.label}" failed: '
+                f"{message}",
             )

@@ -159,25 +159,39 @@ def _connection_problems(graph: GraphConfig) -> list[str]:
                     f'{_where(node)}: input_stream "{ref}" is not produced by any node or graph '
                     "input_stream (unconnected stream)"
                 )
-    for ref in graph.output_streams:
-        if ref.name not in producers:
-            problems.append(
-                f'graph output_stream "{ref}" is not produced by any node or graph input_stream'
-            )
+    # OVMS loads a graph whose output stream no node produces (COMPAT §19): a request waiting
+    # on it fails at run time instead, so that is not a load-time problem here either.
+    side_producers: dict[str, list[str]] = defaultdict(list)
+    for node in graph.nodes:
+        for ref in node.output_side_packets:
+            side_producers[ref.name].append(_where(node))
+    problems += [
+        f'side packet "{name}" is produced more than once: by {" and ".join(by)}'
+        for name, by in side_producers.items()
+        if len(by) > 1
+    ]
     return problems
 
 
 def _edges(graph: GraphConfig) -> list[set[int]]:
-    """successors[i]: the nodes reading a stream node i produces, back edges left out."""
+    """successors[i]: the nodes reading a stream or side packet node i produces, back edges
+    left out. (A side packet is made in its producer's Open, so its readers open after it.)"""
     made_by: dict[str, list[int]] = defaultdict(list)
+    side_made_by: dict[str, list[int]] = defaultdict(list)
     for index, node in enumerate(graph.nodes):
         for ref in node.outputs:
             made_by[ref.name].append(index)
+        for ref in node.output_side_packets:
+            side_made_by[ref.name].append(index)
     successors: list[set[int]] = [set() for _ in graph.nodes]
     for index, node in enumerate(graph.nodes):
         for ref in node.inputs:
             if ref.tag_index not in node.back_edges:
                 for producer in made_by.get(ref.name, ()):
+                    successors[producer].add(index)
+        for ref in node.input_side_packets:
+            for producer in side_made_by.get(ref.name, ()):
+                if producer != index:
                     successors[producer].add(index)
     return successors
 

@@ -43,8 +43,8 @@ Selection = tuple[int, list[InputSlot]]
 def _synchronized(slots: Sequence[InputSlot]) -> Selection | None:
     """All slots at one timestamp: the smallest one any slot can still deliver, once every
     slot has either a packet there or a bound past it."""
-    settled = min(slot.next_timestamp() for slot in slots)
-    if settled >= DONE:
+    settled = min((slot.next_timestamp() for slot in slots), default=DONE)
+    if settled >= DONE:  # (a node without inputs, e.g. a session node, never runs Process)
         return None
     present = [slot for slot in slots if slot.queue and slot.queue[0].timestamp == settled]
     return (settled, present) if present else None

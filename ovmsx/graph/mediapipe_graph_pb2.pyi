@@ -204,3 +204,16 @@ class OpenVINOInferenceCalculatorOptions(_message.Message):
     input_order_list: _containers.RepeatedScalarFieldContainer[str]
     output_order_list: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, tag_to_input_tensor_names: _Optional[_Mapping[str, str]] = ..., tag_to_output_tensor_names: _Optional[_Mapping[str, str]] = ..., input_order_list: _Optional[_Iterable[str]] = ..., output_order_list: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class PythonCalculatorOptions(_message.Message):
+    __slots__ = ("params",)
+    class ParamsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    PARAMS_FIELD_NUMBER: _ClassVar[int]
+    params: _containers.ScalarMap[str, str]
+    def __init__(self, params: _Optional[_Mapping[str, str]] = ...) -> None: ...

@@ -26,7 +26,7 @@ Values = dict[Key, _core.Tensor]
 STRING_SUFFIX = "_string"  # custom-node outputs in the 2-D padded U8 form, sent as strings
 
 
-class _TensorInput:
+class TensorInput:
     """A tensor between nodes, checked by a model's InputValidator like a request input."""
 
     __slots__ = ("datatype", "name", "shape", "tensor")
@@ -176,7 +176,7 @@ async def _execute(
         compiled = spec.model_version.compiled
         if compiled is None:
             raise status_error(StatusCode.MODEL_VERSION_NOT_LOADED_ANYMORE, spec.name)
-        given = [_TensorInput(name, tensor) for name, tensor in inputs.items()]
+        given = [TensorInput(name, tensor) for name, tensor in inputs.items()]
         ordered = compiled.validator.tensors(given)
         outputs = await dispatcher.infer(compiled.pool, ordered)
         return {port.name: tensor for port, tensor in zip(compiled.outputs, outputs, strict=True)}

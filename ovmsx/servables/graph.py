@@ -1,22 +1,26 @@
 """A served graph (``mediapipe_config_list`` entry): its definition, state and load error.
 
-Loading reads and validates the graph file, checks every node's contract, then runs user code
-(handler import, ``initialize``) in a worker thread. A graph that fails stays listed,
-unavailable, with its reason; the rest of the config still serves. Graphs have one version,
-``1``, as in OVMS.
+Loading reads and validates the graph file, imports the config's calculator modules, checks
+every node's contract, then runs user code (handler import, ``initialize``) in a worker
+thread. A graph that fails stays listed, unavailable, with its reason; the rest of the config
+still serves. Graphs have one version, ``1``, as in OVMS.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ovmsx.config.mediapipe_config import MediapipeConfig
-from ovmsx.graph.calculator import CalculatorNode
-from ovmsx.graph.calculators import CALCULATORS
-from ovmsx.graph.graph_config import StreamRef, parse_graph
+from ovmsx.graph import calculators as _built_in  # noqa: F401  (registers the built-ins)
+from ovmsx.graph.calculator import CalculatorNode, GraphLoad, ServableResolver
+from ovmsx.graph.calculator_registry import import_modules, known_names, lookup
+from ovmsx.graph.graph_config import GraphConfig, parse_graph
 from ovmsx.graph.graph_plan import GraphPlan, build_plan
 from ovmsx.graph.graph_validation import validate_graph
+from ovmsx.servables.graph_metadata import stream_ports
+from ovmsx.servables.graph_packets import StreamKind, stream_kind
 from ovmsx.servables.model import parse_version
 from ovmsx.servables.model_version import VersionState
 from ovmsx.status import StatusCode, StatusError, status_error
@@ -24,27 +28,30 @@ from ovmsx.status import StatusCode, StatusError, status_error
 log = logging.getLogger("ovmsx.graphs")
 
 GRAPH_VERSION = 1
-PYTHON_TENSOR_TAG = "OVMS_PY_TENSOR"
-TENSOR_TAG = "OVTENSOR"
-# Graph-side tags whose packet types ovmsx has no calculators for.
-UNSUPPORTED_TAGS = ("REQUEST", "RESPONSE", "IMAGE", "TFLITE_TENSOR", "TFTENSOR", "TENSOR")
 
 
-def stream_kind(ref: StreamRef) -> str:
-    """How a graph input/output is (de)serialized: "python" (pyovms.Tensor rules) or
-    "tensor" (untagged/OVTENSOR: a tensor of a known datatype)."""
-    if ref.tag.startswith(PYTHON_TENSOR_TAG):
-        return "python"
-    if ref.tag.startswith(TENSOR_TAG):
-        return "tensor"
-    for prefix in UNSUPPORTED_TAGS:
-        if ref.tag.startswith(prefix):
-            raise status_error(
-                StatusCode.NOT_IMPLEMENTED,
-                f"graph stream {ref.tag}:{ref.name}: {prefix} packets are not supported; "
-                f"use {PYTHON_TENSOR_TAG} or {TENSOR_TAG} tags",
-            )
-    return "tensor"
+class _KnownCalculators:
+    """``name in known`` looks the registry up (entry points included); iterating lists it."""
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and lookup(name) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(known_names())
+
+
+def _check_passthrough(config: GraphConfig) -> None:
+    """OVMS's rules for graphs taking the whole request or answering the whole response."""
+    takes_request = any(stream_kind(r) is StreamKind.REQUEST for r in config.input_streams)
+    gives_response = any(stream_kind(r) is StreamKind.RESPONSE for r in config.output_streams)
+    if takes_request and not gives_response:
+        raise status_error(StatusCode.MEDIAPIPE_KFS_PASSTHROUGH_MISSING_OUTPUT_RESPONSE_TAG)
+    if gives_response and not takes_request:
+        raise status_error(StatusCode.MEDIAPIPE_KFS_PASSTHROUGH_MISSING_INPUT_REQUEST_TAG)
+    if takes_request and len(config.output_streams) != 1:
+        raise status_error(StatusCode.MEDIAPIPE_KFS_PASS_WRONG_OUTPUT_STREAM_COUNT)
+    if takes_request and len(config.input_streams) != 1:
+        raise status_error(StatusCode.MEDIAPIPE_KFS_PASS_WRONG_INPUT_STREAM_COUNT)
 
 
 @dataclass
@@ -54,13 +61,19 @@ class Graph:
     state: VersionState = VersionState.START
     error: StatusError | None = None
     plan: GraphPlan | None = None
+    graph_config: GraphConfig | None = None
     nodes: list[CalculatorNode] = field(default_factory=list)
-    inputs: dict[str, str] = field(default_factory=dict)  # input name -> kind
-    outputs: dict[str, str] = field(default_factory=dict)  # output name -> kind
+    inputs: dict[str, StreamKind] = field(default_factory=dict)  # input name -> kind
+    outputs: dict[str, StreamKind] = field(default_factory=dict)  # output name -> kind
 
     @property
     def available(self) -> bool:
         return self.state is VersionState.AVAILABLE
+
+    @property
+    def passthrough(self) -> bool:
+        """Takes the whole KServe request and answers with a whole response."""
+        return StreamKind.REQUEST in self.inputs.values()
 
     def check_version(self, version: str) -> None:
         """Graphs answer to version "" / "0" (default) and "1"."""
@@ -77,7 +90,7 @@ class Graph:
         details = self.name if self.error is None else f"{self.name}: {self.error.message}"
         raise status_error(StatusCode.MEDIAPIPE_DEFINITION_NOT_LOADED_YET, details)
 
-    def load(self) -> None:
+    def load(self, servables: ServableResolver | None = None) -> None:
         """Read, check and start the definition (runs user code: call from a worker thread)."""
         path = self.config.graph_file
         try:
@@ -87,10 +100,13 @@ class Graph:
                 StatusCode.FILE_INVALID, f"graph {self.name}: {path}: {error}"
             ) from None
         config = parse_graph(text, str(path))
-        validate_graph(config, CALCULATORS, str(path))
+        import_modules(self.config.calculator_modules or (), self.config.base_dir, self.name)
+        validate_graph(config, _KnownCalculators(), str(path))
         self.inputs = {ref.name: stream_kind(ref) for ref in config.input_streams}
         self.outputs = {ref.name: stream_kind(ref) for ref in config.output_streams}
-        nodes = [CALCULATORS[n.calculator](n, self.config.base_dir) for n in config.nodes]
+        _check_passthrough(config)
+        context = GraphLoad(self.config.base_dir, config, servables)
+        nodes = [lookup(node.calculator)(node, context) for node in config.nodes]
         loaded: list[CalculatorNode] = []
         try:
             for node in nodes:
@@ -101,7 +117,14 @@ class Graph:
             _retire_all(loaded, self.name)
             raise
         self.nodes = nodes
+        self.graph_config = config
         self.plan = build_plan(config, nodes)
+
+    def ports(self) -> tuple[dict, dict]:
+        """(inputs, outputs): stream name -> what the graph knows of its tensors, or None."""
+        if self.graph_config is None:
+            return {}, {}
+        return stream_ports(self.graph_config, self.nodes)
 
     def retire(self) -> None:
         """Finalize every node (runs user code: call from a worker thread)."""

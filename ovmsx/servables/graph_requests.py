@@ -10,6 +10,7 @@ from ovmsx.status import StatusCode, status_error
 
 TIMESTAMP_PARAMETER = "OVMS_MP_TIMESTAMP"
 RESERVED_SIDE_PACKET = "py"  # OVMS hands its Python node resources over under this name
+PYTHON_RESOURCES = "python node resources"
 
 
 def request_timestamp(parameters: Mapping[str, object]) -> int | None:
@@ -54,4 +55,7 @@ def side_packets(parameters: Mapping[str, object]) -> dict[str, object]:
                 "Handling parameters of other types than: bool, string, int64 is not supported",
             )
         packets[name] = value
+    # PythonExecutorCalculator nodes read their resources from this side packet in OVMS; here
+    # the node holds them itself, so the packet only has to exist.
+    packets[RESERVED_SIDE_PACKET] = PYTHON_RESOURCES
     return packets

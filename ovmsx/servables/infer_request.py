@@ -34,6 +34,7 @@ class InferRequest:
     id: str = ""
     requested_outputs: Sequence[str] = ()
     parameters: dict[str, object] = field(default_factory=dict)
+    message: bytes | None = None  # the request as received, for graphs taking it whole
 
 
 @dataclass

@@ -18,6 +18,7 @@ from ovmsx.graph.graph_workers import WorkerPool
 from ovmsx.pipeline.pipeline_definition import build_definition
 from ovmsx.pipeline.pipeline_run import run_pipeline, string_inputs_as_padded
 from ovmsx.servables.graph import Graph
+from ovmsx.servables.graph_sessions import GraphSessions
 from ovmsx.servables.infer_request import InferRequest, InferResult
 from ovmsx.servables.inference_dispatch import InferenceDispatcher
 from ovmsx.servables.model import Model, parse_version
@@ -118,7 +119,8 @@ class ServableRegistry:
     async def _load_graph(self, graph: Graph) -> None:
         graph.state = VersionState.LOADING
         try:
-            await asyncio.to_thread(graph.load)
+            sessions = GraphSessions(self, asyncio.get_running_loop())
+            await asyncio.to_thread(graph.load, sessions)
         except StatusError as error:
             graph.error = error
         except Exception as error:  # a bug: report it, keep serving the rest

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from ovmsx.graph.calculator import Calculator, CalculatorContext, CalculatorNode, NodeFailure
+from ovmsx.graph.calculator import (
+    Calculator,
+    CalculatorContext,
+    CalculatorNode,
+    GraphLoad,
+    NodeFailure,
+)
 from ovmsx.graph.graph_config import parse_graph
 from ovmsx.graph.graph_plan import build_plan
 from ovmsx.graph.graph_run import GraphRun
@@ -32,8 +38,8 @@ class Recorder(Calculator):
 
 
 class RecorderNode(CalculatorNode):
-    def __init__(self, node, base_dir) -> None:
-        super().__init__(node, base_dir)
+    def __init__(self, node, load) -> None:
+        super().__init__(node, load)
         self.calls: list[tuple[int, list[str]]] = []
 
     def create(self) -> Calculator:
@@ -75,7 +81,7 @@ KINDS = {"Recorder": RecorderNode, "Countdown": CountdownNode, "Failing": Failin
 
 def start(text: str) -> tuple[GraphRun, list[tuple[str, Packet]], list[CalculatorNode]]:
     config = parse_graph(text, "test.pbtxt")
-    nodes = [KINDS[n.calculator](n, Path(".")) for n in config.nodes]
+    nodes = [KINDS[n.calculator](n, GraphLoad(Path("."))) for n in config.nodes]
     outputs: list[tuple[str, Packet]] = []
     run = GraphRun(build_plan(config, nodes), {}, lambda s, p: outputs.append((s, p)))
     return run, outputs, nodes

@@ -199,9 +199,28 @@ def test_unconnected_input_of_unnamed_node_uses_the_label() -> None:
     assert 'PassThrough (node 2): input_stream "ghost" is not produced' in problems(config)
 
 
-def test_graph_output_nobody_produces() -> None:
+def test_graph_output_nobody_produces_loads_as_in_ovms() -> None:
+    # COMPAT §19: OVMS loads such a graph; a request waiting on that output fails instead.
     config = graph(node("n", inputs=("in",), outputs=("out",)), outputs=("out", "T:missing"))
-    assert 'graph output_stream "T:missing" is not produced by any node' in problems(config)
+    validate_graph(config, KNOWN, "graph.pbtxt")
+
+
+def test_side_packet_produced_twice() -> None:
+    config = graph(
+        node("a", inputs=("in",), outputs=("out",), extra='output_side_packet: "S:s"\n'),
+        node("b", inputs=("in",), outputs=("o2",), extra='output_side_packet: "S:s"\n'),
+    )
+    assert 'side packet "s" is produced more than once: by node "a" and node "b"' in problems(
+        config
+    )
+
+
+def test_side_packet_reader_runs_after_its_producer() -> None:
+    config = graph(
+        node("reader", inputs=("in",), outputs=("out",), extra='input_side_packet: "S:s"\n'),
+        node("maker", extra='output_side_packet: "S:s"\n'),
+    )
+    assert [config.nodes[i].name for i in topological_order(config)] == ["maker", "reader"]
 
 
 def test_stream_produced_by_two_nodes() -> None:

@@ -1,10 +1,19 @@
-"""The calculators a graph may name, by their ``calculator:`` string."""
+"""The built-in calculators, registered by their ``calculator:`` names."""
 
 from __future__ import annotations
 
-from ovmsx.graph.calculator import CalculatorNode
+from ovmsx.graph.calculator_registry import register_factory
+from ovmsx.graph.calculators.openvino_inference import InferenceNode
+from ovmsx.graph.calculators.openvino_session import SessionNode
+from ovmsx.graph.calculators.pytensor_converter import ConverterNode
 from ovmsx.graph.calculators.python_executor import PythonExecutorNode
 
-CALCULATORS: dict[str, type[CalculatorNode]] = {
+BUILT_IN = {
     "PythonExecutorCalculator": PythonExecutorNode,
+    "PyTensorOvTensorConverterCalculator": ConverterNode,
+    "OpenVINOModelServerSessionCalculator": SessionNode,
+    "OpenVINOInferenceCalculator": InferenceNode,
 }
+
+for _name, _factory in BUILT_IN.items():
+    register_factory(_name, _factory, "ovmsx (built in)")

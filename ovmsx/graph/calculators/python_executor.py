@@ -19,7 +19,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ovmsx import _core
-from ovmsx.graph.calculator import Calculator, CalculatorContext, CalculatorNode, NodeFailure
+from ovmsx.graph.calculator import (
+    Calculator,
+    CalculatorContext,
+    CalculatorNode,
+    GraphLoad,
+    NodeFailure,
+)
 from ovmsx.graph.graph_config import NodeConfig
 from ovmsx.graph.python_handler import create_model, import_handler, takes_graph_state
 from ovmsx.status import StatusCode, status_error
@@ -39,8 +45,8 @@ def _contract_error(node: NodeConfig, problem: str):
 
 
 class PythonExecutorNode(CalculatorNode):
-    def __init__(self, node: NodeConfig, base_dir: Path) -> None:
-        super().__init__(node, base_dir)
+    def __init__(self, node: NodeConfig, load: GraphLoad) -> None:
+        super().__init__(node, load)
         options = node.options.get(OPTIONS)
         if options is None:
             raise status_error(StatusCode.PYTHON_NODE_MISSING_OPTIONS, f"node {node.label}")
@@ -65,7 +71,7 @@ class PythonExecutorNode(CalculatorNode):
             )
         handler = options.handler_path.replace("\\", "/")
         path = Path(handler)
-        self.handler_path = path if path.is_absolute() else base_dir / path
+        self.handler_path = path if path.is_absolute() else self.base_dir / path
         if not self.handler_path.is_file():
             raise status_error(
                 StatusCode.PYTHON_NODE_FILE_DOES_NOT_EXIST,

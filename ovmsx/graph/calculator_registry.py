@@ -1,0 +1,122 @@
+"""Which calculator a graph's ``calculator:`` name means.
+
+One table holds them all: the built-in ones register at import, user ``PythonCalculator``
+classes when their module is imported (``@register_calculator``), and packages may offer
+more through the ``ovmsx.calculators`` entry point group (name = calculator, value =
+``module:Class``), loaded the first time a graph names one. Names are global, as in MediaPipe's
+registry; registering a taken name under a different class is refused.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import itertools
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from ovmsx.graph.python_calculator import PythonCalculator, factory_for
+from ovmsx.status import StatusCode, StatusError, status_error
+
+ENTRY_POINT_GROUP = "ovmsx.calculators"
+
+# name -> (node factory, where it came from)
+_TABLE: dict[str, tuple[Callable, object]] = {}
+_module_numbers = itertools.count(1)
+
+
+def register_factory(name: str, factory: Callable, origin: object) -> None:
+    """Register a node factory ``(node, load) -> CalculatorNode`` under ``name``."""
+    known = _TABLE.get(name)
+    if known is not None and known[1] is not origin:
+        raise status_error(
+            StatusCode.MEDIAPIPE_GRAPH_INITIALIZATION_ERROR,
+            f"calculator {name} is registered twice ({_describe(known[1])} and "
+            f"{_describe(origin)})",
+        )
+    _TABLE[name] = (factory, origin)
+
+
+def register_calculator(calculator=None, *, name: str | None = None):
+    """Class decorator: ``@register_calculator`` or ``@register_calculator(name="X")``."""
+
+    def register(cls: type) -> type:
+        if not (isinstance(cls, type) and issubclass(cls, PythonCalculator)):
+            raise TypeError("register_calculator takes a subclass of PythonCalculator")
+        register_factory(name or cls.__name__, factory_for(cls), cls)
+        return cls
+
+    return register(calculator) if calculator is not None else register
+
+
+def lookup(name: str) -> Callable | None:
+    found = _TABLE.get(name)
+    if found is None:
+        _load_entry_point(name)
+        found = _TABLE.get(name)
+    return found[0] if found else None
+
+
+def known_names() -> list[str]:
+    return sorted(_TABLE)
+
+
+def import_modules(specs: Iterable[str], base_dir: Path, graph: str) -> None:
+    """Import each module a graph's config lists: a ``.py`` path (relative to the graph's
+    folder) or an importable module name. Their ``@register_calculator`` classes register."""
+    for spec in specs:
+        try:
+            if spec.endswith(".py"):
+                _import_file(base_dir / spec if not Path(spec).is_absolute() else Path(spec))
+            else:
+                importlib.import_module(spec)
+        except StatusError:
+            raise
+        except BaseException as error:
+            if isinstance(error, KeyboardInterrupt | SystemExit):
+                raise
+            raise status_error(
+                StatusCode.MEDIAPIPE_GRAPH_INITIALIZATION_ERROR,
+                f"graph {graph}: calculator module {spec} failed to import: "
+                f"{type(error).__name__}: {error}",
+            ) from error
+
+
+def _import_file(path: Path) -> None:
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist")
+    module_name = f"_ovmsx_calculators_{next(_module_numbers)}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} is not a Python source file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+
+
+def _load_entry_point(name: str) -> None:
+    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name != name:
+            continue
+        try:
+            calculator = entry.load()
+        except Exception as error:
+            raise status_error(
+                StatusCode.MEDIAPIPE_GRAPH_INITIALIZATION_ERROR,
+                f"calculator {name}: entry point {entry.value} failed to load: "
+                f"{type(error).__name__}: {error}",
+            ) from error
+        if name not in _TABLE:
+            register_calculator(calculator, name=name)
+
+
+def _describe(origin: object) -> str:
+    if isinstance(origin, type):
+        return f"{origin.__module__}.{origin.__qualname__}"
+    return str(origin)

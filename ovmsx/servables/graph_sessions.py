@@ -1,0 +1,97 @@
+"""Models and pipelines as OpenVINO inference nodes of graphs see them (their SESSION).
+
+A session names a servable; each ``infer`` resolves it again, so a graph that asks for the
+default version uses a newer version as soon as it is available, as OVMS does. A model runs on
+its own pool of infer requests through ``InferencePool.infer``: the calling graph worker
+blocks with the GIL released and the inputs stay zero-copy. Inputs are checked by the model's
+own request validator, so a graph gets the messages a client would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from ovmsx import _core
+from ovmsx.pipeline.pipeline_run import TensorInput
+from ovmsx.pipeline.ports import PortSpec, from_port_info
+from ovmsx.servables.infer_request import InferRequest
+from ovmsx.status import StatusCode, status_error
+
+if TYPE_CHECKING:
+    from ovmsx.servables.registry import ServableRegistry
+
+
+class ModelSession:
+    __slots__ = ("_registry", "name", "version")
+
+    def __init__(self, registry: ServableRegistry, name: str, version: int) -> None:
+        self._registry = registry
+        self.name = name
+        self.version = version  # 0: the default version, looked up per inference
+
+    def infer(self, inputs: Mapping[str, _core.Tensor]) -> dict[str, _core.Tensor]:
+        compiled = self._registry.model(self.name).serving_version(self.version).compiled
+        assert compiled is not None  # serving_version only returns available versions
+        given = [TensorInput(name, tensor) for name, tensor in inputs.items()]
+        outputs = compiled.pool.infer(compiled.validator.tensors(given))
+        return {tensor.name: tensor for tensor in outputs}
+
+
+class PipelineSession:
+    """A DAG pipeline; it runs on the event loop, the graph worker waits for its answer."""
+
+    __slots__ = ("_loop", "_registry", "name")
+
+    def __init__(self, registry: ServableRegistry, name: str, loop) -> None:
+        self._registry = registry
+        self._loop = loop
+        self.name = name
+
+    def infer(self, inputs: Mapping[str, _core.Tensor]) -> dict[str, _core.Tensor]:
+        pipeline = self._registry.pipelines[self.name]
+        request = InferRequest(
+            self.name, "", [TensorInput(name, tensor) for name, tensor in inputs.items()]
+        )
+        run = self._registry.infer_pipeline(pipeline, request)
+        result = asyncio.run_coroutine_threadsafe(run, self._loop).result()
+        return {tensor.name: tensor for tensor in result.outputs}
+
+
+class GraphSessions:
+    """The ``ServableResolver`` graphs load with: the registry's models and pipelines."""
+
+    def __init__(self, registry: ServableRegistry, loop: asyncio.AbstractEventLoop) -> None:
+        self._registry = registry
+        self._loop = loop
+
+    def session(self, name: str, version: int) -> ModelSession | PipelineSession:
+        registry = self._registry
+        if name in registry.models:
+            registry.model(name).serving_version(version)  # raises if it cannot serve now
+            return ModelSession(registry, name, version)
+        pipeline = registry.pipelines.get(name)
+        if pipeline is not None:  # a pipeline has one version; OVMS ignores the one asked
+            pipeline.serving()
+            return PipelineSession(registry, name, self._loop)
+        raise status_error(StatusCode.MODEL_NAME_MISSING, f"name: {name}")
+
+    def ports(self, name: str, version: int) -> tuple[dict, dict] | None:
+        registry = self._registry
+        if name in registry.models:
+            compiled = registry.model(name).serving_version(version).compiled
+            if compiled is None:
+                return None
+            return _by_name(map(from_port_info, compiled.inputs)), _by_name(
+                map(from_port_info, compiled.outputs)
+            )
+        pipeline = registry.pipelines.get(name)
+        if pipeline is not None:
+            definition, _ = pipeline.serving()
+            return _by_name(definition.inputs.values()), _by_name(definition.outputs.values())
+        return None
+
+
+def _by_name(ports) -> dict[str, PortSpec]:
+    return {port.name: port for port in ports if isinstance(port, PortSpec)}
