@@ -156,14 +156,20 @@ enum class GrpcCode : std::uint8_t {
     INVALID_ARGUMENT, 400)                                                                         \
   X(MEDIAPIPE_UNINITIALIZED_STREAM_CLOSURE, "Stream closed before the first request was read",     \
     UNKNOWN, 500)                                                                                  \
-  X(MEDIAPIPE_KFS_PASSTHROUGH_MISSING_OUTPUT_RESPONSE_TAG,                                    \
-    "A graph taking the whole KServe request (REQUEST tag) must answer with a RESPONSE tag output", UNKNOWN, 500)\
-  X(MEDIAPIPE_KFS_PASSTHROUGH_MISSING_INPUT_REQUEST_TAG,                                      \
-    "A graph answering with the whole KServe response (RESPONSE tag) must take a REQUEST tag input", UNKNOWN, 500)\
-  X(MEDIAPIPE_KFS_PASS_WRONG_INPUT_STREAM_COUNT,                                              \
-    "KServe passthrough through mediapipe graph requires having only one input (request)", UNKNOWN, 500)\
-  X(MEDIAPIPE_KFS_PASS_WRONG_OUTPUT_STREAM_COUNT,                                             \
-    "KServe passthrough through mediapipe graph requires having only one output (response)", UNKNOWN, 500)\
+  X(MEDIAPIPE_KFS_PASSTHROUGH_MISSING_OUTPUT_RESPONSE_TAG,                                         \
+    "A graph taking the whole KServe request (REQUEST tag) must answer with a RESPONSE tag "       \
+    "output",                                                                                      \
+    UNKNOWN, 500)                                                                                  \
+  X(MEDIAPIPE_KFS_PASSTHROUGH_MISSING_INPUT_REQUEST_TAG,                                           \
+    "A graph answering with the whole KServe response (RESPONSE tag) must take a REQUEST tag "     \
+    "input",                                                                                       \
+    UNKNOWN, 500)                                                                                  \
+  X(MEDIAPIPE_KFS_PASS_WRONG_INPUT_STREAM_COUNT,                                                   \
+    "KServe passthrough through mediapipe graph requires having only one input (request)",         \
+    UNKNOWN, 500)                                                                                  \
+  X(MEDIAPIPE_KFS_PASS_WRONG_OUTPUT_STREAM_COUNT,                                                  \
+    "KServe passthrough through mediapipe graph requires having only one output (response)",       \
+    UNKNOWN, 500)                                                                                  \
   X(PATH_INVALID, "The provided base path is invalid or doesn't exists", INTERNAL, 500)            \
   X(FILE_INVALID, "File not found or cannot open", INTERNAL, 500)                                  \
   X(NO_MODEL_VERSION_AVAILABLE, "Not a single model version directory has valid numeric name",     \
