@@ -42,21 +42,26 @@ def model_metadata(registry: ServableRegistry, name: str, version: str) -> pb.Mo
 
 
 def graph_metadata(graph: Graph, version: str) -> pb.ModelMetadataResponse:
-    """What OVMS reports for a graph: version 1, and names only (datatype "INVALID", no
-    shape), since a graph's streams have no declared types."""
+    """A graph's metadata: version 1; a stream that reaches a model through an inference node
+    reports the model's datatype and shape, any other one OVMS's datatype "INVALID" and no
+    shape (a graph's streams have no declared types)."""
     graph.check_version(version)
     graph.serving_plan()  # an unavailable graph answers with its reason
+    inputs, outputs = graph.ports()
     return pb.ModelMetadataResponse(
         name=graph.name,
         versions=["1"],
         platform=PLATFORM,
-        inputs=[_untyped(name) for name in graph.inputs],
-        outputs=[_untyped(name) for name in graph.outputs],
+        inputs=[_graph_tensor(name, inputs.get(name)) for name in graph.inputs],
+        outputs=[_graph_tensor(name, outputs.get(name)) for name in graph.outputs],
     )
 
 
-def _untyped(name: str) -> pb.ModelMetadataResponse.TensorMetadata:
-    return pb.ModelMetadataResponse.TensorMetadata(name=name, datatype="INVALID")
+def _graph_tensor(name: str, port) -> pb.ModelMetadataResponse.TensorMetadata:
+    if port is None or not port.datatype:
+        return pb.ModelMetadataResponse.TensorMetadata(name=name, datatype="INVALID")
+    shape = [] if port.rank_dynamic else port.shape()
+    return pb.ModelMetadataResponse.TensorMetadata(name=name, datatype=port.datatype, shape=shape)
 
 
 def pipeline_metadata(pipeline: Pipeline, version: str) -> pb.ModelMetadataResponse:
