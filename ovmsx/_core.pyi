@@ -92,7 +92,15 @@ class InferencePool:
     def __init__(self, model: CompiledModel, nireq: int, completions: CompletionQueue) -> None: ...
     @property
     def size(self) -> int: ...
+    @property
+    def active(self) -> int:
+        """Infer requests in use now."""
+    @property
+    def waiting(self) -> int:
+        """Jobs (submitted or blocking) waiting for an infer request now."""
     def submit(self, token: int, inputs: Sequence[Tensor]) -> None: ...
+    def infer(self, inputs: Sequence[Tensor]) -> list[Tensor]:
+        """Blocking inference (the GIL is released): outputs in the model's output order."""
     def close(self) -> None: ...
 
 # Custom nodes (csrc/bindings/custom_node_binding.cpp)

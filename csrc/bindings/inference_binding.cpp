@@ -1,7 +1,8 @@
 // The inference path as Python sees it: read → (reshape, layouts) → compile → InferencePool,
 // with completions drained from a CompletionQueue by the event loop.
 //
-// Every call that can take OpenVINO time (read, compile, submit) runs without the GIL.
+// Every call that can take OpenVINO time (read, compile, large submits, infer, close) runs
+// without the GIL.
 #include <pybind11/stl.h>
 
 #include <map>
@@ -114,10 +115,14 @@ void register_inference(py::module_& m) {
       .def("drain", &drain, "[(token, outputs, status code, details)] of everything finished.");
 
   py::class_<InferencePool, std::shared_ptr<InferencePool>>(
-      m, "InferencePool", "A compiled model with nireq infer requests; submit() never blocks.")
+      m, "InferencePool",
+      "A compiled model with nireq infer requests; submit() never blocks, infer() does.")
       .def(py::init(&InferencePool::create), py::arg("model"), py::arg("nireq"),
            py::arg("completions"), py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("size", &InferencePool::size)
+      .def_property_readonly("active", &InferencePool::active, "Infer requests in use now.")
+      .def_property_readonly("waiting", &InferencePool::waiting,
+                             "Jobs (submitted or blocking) waiting for an infer request now.")
       .def(
           "submit",
           [](InferencePool& pool, std::uint64_t token,
@@ -137,6 +142,22 @@ void register_inference(py::module_& m) {
           py::arg("token"), py::arg("inputs"),
           "Start (or queue) inference on inputs in the model's input order; the result "
           "arrives through the pool's CompletionQueue under `token`.")
+      .def(
+          "infer",
+          [](InferencePool& pool, std::vector<std::shared_ptr<Tensor>> inputs) {
+            std::vector<std::shared_ptr<Tensor>> outputs;
+            {
+              py::gil_scoped_release release;
+              // The pool gets a copy: `inputs` holds every Tensor until the GIL is back, so
+              // the last reference to one over a Python buffer is never dropped without it.
+              outputs = pool.infer(inputs);
+            }
+            return outputs;
+          },
+          py::arg("inputs"),
+          "Run inference on inputs in the model's input order and return the outputs in its "
+          "output order, blocking this thread (not the GIL): at once on an idle infer "
+          "request, else after the jobs queued before it. Raises StatusError on failure.")
       .def("close", &InferencePool::close, py::call_guard<py::gil_scoped_release>(),
            "Fail waiting jobs, let running ones finish, refuse new ones; blocks until idle.");
 }

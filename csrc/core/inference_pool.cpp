@@ -1,6 +1,7 @@
 #include "core/inference_pool.h"
 
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "core/model_source.h"
@@ -61,6 +62,16 @@ InferencePool::~InferencePool() {
   slots_.clear();
 }
 
+std::size_t InferencePool::active() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return slots_.size() - idle_.size();
+}
+
+std::size_t InferencePool::waiting() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return pending_.size();
+}
+
 void InferencePool::close() {
   std::deque<Pending> abandoned;
   {
@@ -69,10 +80,18 @@ void InferencePool::close() {
     abandoned.swap(pending_);
   }
   for (auto& work : abandoned) {
-    fail(std::move(work.job), StatusCode::MODEL_VERSION_NOT_LOADED_ANYMORE, "");
+    fail(std::move(work.job), std::move(work.waiter), StatusCode::MODEL_VERSION_NOT_LOADED_ANYMORE,
+         "");
   }
-  // A running request completes through on_done, which parks its slot now that closing_ is
-  // set. wait() on a request that never ran, or whose run failed, may throw: nothing to wait.
+  {
+    // Every run ends in run_next_or_park, which parks its slot now that closing_ is set: an
+    // async one through on_done, a blocking one on its caller's thread.
+    std::unique_lock<std::mutex> lock(mutex_);
+    parked_.wait(lock, [this] { return idle_.size() == slots_.size(); });
+  }
+  // A callback that has just parked its slot may still be returning into OpenVINO; wait()
+  // returns once it has. On a request that never ran, or whose run failed, wait() may throw:
+  // nothing to wait for.
   for (auto& slot : slots_) {
     try {
       slot->request.wait();
@@ -81,7 +100,7 @@ void InferencePool::close() {
   }
 }
 
-void InferencePool::submit(InferJob job) {
+InferencePool::Pending InferencePool::prepare(InferJob job) const {
   if (job.inputs.size() != input_types_.size()) {
     throw StatusError(StatusCode::INTERNAL_ERROR,
                       "expected " + std::to_string(input_types_.size()) + " inputs, got " +
@@ -96,6 +115,11 @@ void InferencePool::submit(InferJob job) {
     work.ov_inputs.push_back(to_ov_tensor(*job.inputs[i], input_types_[i]));
   }
   work.job = std::move(job);
+  return work;
+}
+
+void InferencePool::submit(InferJob job) {
+  Pending work = prepare(std::move(job));
   std::size_t slot;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -114,29 +138,86 @@ void InferencePool::submit(InferJob job) {
   }
 }
 
+std::vector<std::shared_ptr<Tensor>> InferencePool::infer(
+    std::vector<std::shared_ptr<Tensor>> inputs) {
+  Pending work = prepare(InferJob{0, std::move(inputs)});
+  std::size_t slot = 0;
+  std::shared_ptr<Waiter> waiter;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (closing_) {
+      throw StatusError(StatusCode::MODEL_VERSION_NOT_LOADED_ANYMORE, "");
+    }
+    if (idle_.empty()) {
+      // Behind submitted jobs as well (one FIFO): a request that frees up starts this one,
+      // and its callback hands the result over here.
+      waiter = std::make_shared<Waiter>();
+      work.waiter = waiter;
+      pending_.push_back(std::move(work));
+    } else {
+      slot = idle_.back();
+      idle_.pop_back();
+    }
+  }
+  Completion done;
+  if (waiter) {
+    std::unique_lock<std::mutex> lock(waiter->mutex);
+    waiter->ready.wait(lock, [&] { return waiter->done.has_value(); });
+    done = std::move(*waiter->done);
+  } else {
+    done = run_here(slot, std::move(work));
+  }
+  if (done.code != StatusCode::OK) {
+    throw StatusError(done.code, std::move(done.details));
+  }
+  return std::move(done.outputs);
+}
+
+void InferencePool::bind(Slot& slot, const std::vector<ov::Tensor>& inputs) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    slot.request.set_input_tensor(i, inputs[i]);
+  }
+  // Fresh output memory each run: the previous run's outputs now belong to its response.
+  for (std::size_t i = 0; i < output_static_.size(); ++i) {
+    if (output_static_[i]) {
+      const auto& port = model_.output(i);
+      slot.request.set_output_tensor(i, ov::Tensor(port.get_element_type(), port.get_shape()));
+    }
+  }
+}
+
 bool InferencePool::try_start(std::size_t index, Pending work) {
   Slot& slot = *slots_[index];
   slot.job = std::move(work.job);
+  slot.waiter = std::move(work.waiter);
   try {
-    for (std::size_t i = 0; i < work.ov_inputs.size(); ++i) {
-      slot.request.set_input_tensor(i, work.ov_inputs[i]);
-    }
-    // Fresh output memory each run: the previous run's outputs now belong to its response.
-    for (std::size_t i = 0; i < output_static_.size(); ++i) {
-      if (output_static_[i]) {
-        const auto& port = model_.output(i);
-        slot.request.set_output_tensor(i, ov::Tensor(port.get_element_type(), port.get_shape()));
-      }
-    }
+    bind(slot, work.ov_inputs);
     slot.ov_inputs = std::move(work.ov_inputs);
     slot.request.start_async();
     return true;
   } catch (...) {
     auto [code, details] = describe_error(std::current_exception());
     slot.ov_inputs.clear();
-    fail(std::exchange(slot.job, InferJob{}), code, std::move(details));
+    fail(std::exchange(slot.job, InferJob{}), std::move(slot.waiter), code, std::move(details));
     return false;
   }
+}
+
+Completion InferencePool::run_here(std::size_t index, Pending work) {
+  Slot& slot = *slots_[index];
+  Completion done;
+  slot.blocking.store(true);
+  try {
+    bind(slot, work.ov_inputs);
+    slot.request.infer();
+    done.outputs = collect_outputs(slot);
+  } catch (...) {
+    std::tie(done.code, done.details) = describe_error(std::current_exception());
+  }
+  slot.blocking.store(false);
+  done.inputs = std::move(work.job.inputs);
+  run_next_or_park(index);
+  return done;
 }
 
 void InferencePool::run_next_or_park(std::size_t slot) {
@@ -146,6 +227,9 @@ void InferencePool::run_next_or_park(std::size_t slot) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (closing_ || pending_.empty()) {
         idle_.push_back(slot);
+        if (closing_) {
+          parked_.notify_all();
+        }
         return;
       }
       work = std::move(pending_.front());
@@ -159,6 +243,12 @@ void InferencePool::run_next_or_park(std::size_t slot) {
 
 void InferencePool::on_done(std::size_t index, std::exception_ptr error) {
   Slot& slot = *slots_[index];
+  if (slot.blocking.load()) {
+    // A synchronous infer() does not call back (IAsyncInferRequest::infer disables the
+    // callback; the CPU plugin's single-stream infer bypasses it), and its caller completes
+    // the job. Should a plugin call back anyway, the slot is not this callback's to free.
+    return;
+  }
   Completion done;
   done.token = slot.job.token;
   if (error) {
@@ -177,23 +267,34 @@ void InferencePool::on_done(std::size_t index, std::exception_ptr error) {
   done.inputs = std::move(slot.job.inputs);
   slot.job = InferJob{};
   slot.ov_inputs.clear();
-  try {
-    completions_->push(std::move(done));
-  } catch (...) {
-    // Out of memory: the job is lost, but the slot must not be (nothing may escape into
-    // OpenVINO's thread either).
-  }
+  deliver(std::move(done), std::move(slot.waiter));
   // OpenVINO marks the request idle before calling back, so it may start again from here.
   run_next_or_park(index);
 }
 
-void InferencePool::fail(InferJob job, StatusCode code, std::string details) {
+void InferencePool::fail(InferJob job, std::shared_ptr<Waiter> waiter, StatusCode code,
+                         std::string details) {
   Completion done;
   done.token = job.token;
   done.code = code;
   done.details = std::move(details);
   done.inputs = std::move(job.inputs);
-  completions_->push(std::move(done));
+  deliver(std::move(done), std::move(waiter));
+}
+
+void InferencePool::deliver(Completion done, std::shared_ptr<Waiter> waiter) noexcept {
+  try {
+    if (waiter) {
+      std::lock_guard<std::mutex> lock(waiter->mutex);
+      waiter->done = std::move(done);
+      waiter->ready.notify_one();
+    } else {
+      completions_->push(std::move(done));
+    }
+  } catch (...) {
+    // Out of memory: the job is lost, but its slot must not be (nothing may escape into
+    // OpenVINO's thread either).
+  }
 }
 
 std::vector<std::shared_ptr<Tensor>> InferencePool::collect_outputs(Slot& slot) {
