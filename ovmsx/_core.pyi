@@ -99,8 +99,9 @@ class InferencePool:
     def waiting(self) -> int:
         """Jobs (submitted or blocking) waiting for an infer request now."""
     def submit(self, token: int, inputs: Sequence[Tensor]) -> None: ...
-    def infer(self, inputs: Sequence[Tensor]) -> list[Tensor]:
-        """Blocking inference (the GIL is released): outputs in the model's output order."""
+    def infer(self, inputs: Sequence[Tensor], release_gil: bool = True) -> list[Tensor]:
+        """Blocking inference: outputs in the model's output order. The GIL is released unless
+        ``release_gil`` is False (for models measured to be quicker than a GIL hand-off)."""
     def close(self) -> None: ...
 
 # Custom nodes (csrc/bindings/custom_node_binding.cpp)

@@ -144,7 +144,12 @@ void register_inference(py::module_& m) {
           "arrives through the pool's CompletionQueue under `token`.")
       .def(
           "infer",
-          [](InferencePool& pool, std::vector<std::shared_ptr<Tensor>> inputs) {
+          [](InferencePool& pool, std::vector<std::shared_ptr<Tensor>> inputs, bool release_gil) {
+            if (!release_gil) {
+              // A quick model (measured by the caller): handing the GIL away and taking it
+              // back costs more than the inference when other threads want it.
+              return pool.infer(inputs);
+            }
             std::vector<std::shared_ptr<Tensor>> outputs;
             {
               py::gil_scoped_release release;
@@ -154,10 +159,11 @@ void register_inference(py::module_& m) {
             }
             return outputs;
           },
-          py::arg("inputs"),
+          py::arg("inputs"), py::arg("release_gil") = true,
           "Run inference on inputs in the model's input order and return the outputs in its "
-          "output order, blocking this thread (not the GIL): at once on an idle infer "
-          "request, else after the jobs queued before it. Raises StatusError on failure.")
+          "output order, blocking this thread (and, with release_gil=False, the GIL): at once "
+          "on an idle infer request, else after the jobs queued before it. Raises StatusError "
+          "on failure.")
       .def("close", &InferencePool::close, py::call_guard<py::gil_scoped_release>(),
            "Fail waiting jobs, let running ones finish, refuse new ones; blocks until idle.");
 }

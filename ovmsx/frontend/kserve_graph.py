@@ -23,14 +23,19 @@ from ovmsx.frontend.kserve_codec import (
 from ovmsx.graph.graph_workers import WorkerPool
 from ovmsx.graph.packet import Packet
 from ovmsx.servables.graph import Graph
-from ovmsx.servables.graph_execution import GraphSession, call_in_worker, run_unary
+from ovmsx.servables.graph_execution import GraphSession
 from ovmsx.servables.graph_packets import (
     StreamKind,
     image_packet,
     mediapipe_tensor_packet,
     response_tensor,
 )
-from ovmsx.servables.graph_requests import clock_timestamp, request_timestamp, side_packets
+from ovmsx.servables.graph_requests import (
+    TIMESTAMP_PARAMETER,
+    clock_timestamp,
+    request_timestamp,
+    side_packets,
+)
 from ovmsx.servables.infer_request import InferRequest
 from ovmsx.status import StatusCode, StatusError, status_error
 
@@ -74,20 +79,29 @@ def _response(graph: Graph, request_id: str, packets: list[tuple[str, Packet]]) 
     """The answer for ``(stream, packet)`` pairs: their tensors, or a RESPONSE packet whole."""
     if graph.passthrough:
         (stream, packet), *_ = packets
-        return _whole_response(stream, packet.value)
+        return _whole_response(graph.name, request_id, stream, packet)
     outputs = [response_tensor(graph.outputs[name], name, p.value) for name, p in packets]
     stamp = max(packet.timestamp for _, packet in packets)
     return encode_graph_response(graph.name, request_id, stamp, outputs)
 
 
-def _whole_response(stream: str, value: object) -> bytes:
+def _whole_response(graph: str, request_id: str, stream: str, packet: Packet) -> bytes:
+    """A RESPONSE packet as the answer; like OVMS, the server still sets the graph's name,
+    version "1", the request id and ``OVMS_MP_TIMESTAMP`` on it."""
+    value = packet.value
     descriptor = getattr(value, "DESCRIPTOR", None)
     if getattr(descriptor, "full_name", None) != pb.ModelInferResponse.DESCRIPTOR.full_name:
         raise status_error(
             StatusCode.MEDIAPIPE_EXECUTION_ERROR,
             f"output stream {stream} carries {type(value).__name__}, not a ModelInferResponse",
         )
-    return value.SerializeToString()
+    # Any class of that message will do (tritonclient's, ours): go through its bytes.
+    response = pb.ModelInferResponse.FromString(value.SerializeToString())
+    response.model_name = graph
+    response.model_version = "1"
+    response.id = request_id
+    response.parameters[TIMESTAMP_PARAMETER].int64_param = packet.timestamp
+    return response.SerializeToString()
 
 
 async def infer_graph(graph: Graph, request: InferRequest, workers: WorkerPool) -> bytes:
@@ -98,9 +112,8 @@ async def infer_graph(graph: Graph, request: InferRequest, workers: WorkerPool) 
         timestamp = clock_timestamp()
     sides = side_packets(request.parameters)
     inputs = graph_inputs(graph, request, complete=True)
-    first: dict[str, Packet] = await call_in_worker(
-        workers, lambda: run_unary(plan, sides, inputs, timestamp)
-    )
+    assert graph.runner is not None  # serving_plan() only returns for a loaded graph
+    first = await graph.runner.run(workers, sides, inputs, timestamp)
     return _response(graph, request.id, [(name, first[name]) for name in plan.output_streams])
 
 

@@ -103,7 +103,12 @@ class ServableSession(Protocol):
     name: str
 
     def infer(self, inputs: Mapping[str, object]) -> dict[str, object]:
-        """Run the servable on named Tensors; raises ``StatusError`` for what it refuses."""
+        """Run the servable on named Tensors, blocking the calling (worker) thread; raises
+        ``StatusError`` for what it refuses."""
+        ...
+
+    async def infer_async(self, inputs: Mapping[str, object]) -> dict[str, object]:
+        """The same, awaited on the event loop."""
         ...
 
 
@@ -113,8 +118,8 @@ class ServableResolver(Protocol):
         ``StatusError`` when there is none that can serve."""
         ...
 
-    def ports(self, name: str, version: int) -> tuple[list, list] | None:
-        """(inputs, outputs) as ``PortSpec``-like objects (name, datatype, shape()), or None."""
+    def ports(self, name: str, version: int) -> tuple[dict, dict] | None:
+        """(inputs, outputs) by name, ``PortSpec``-like (name, datatype, shape()), or None."""
         ...
 
 
@@ -136,6 +141,10 @@ class CalculatorNode:
     The constructor checks the node's contract (its streams and options) and must not run
     user code; ``load`` may (it runs in a worker thread); ``retire`` undoes ``load``.
     """
+
+    # Whether instances may run on the event loop's thread: only nodes that never block it
+    # (no user code; inference awaited through ``process_async``).
+    may_run_on_loop: bool = False
 
     def __init__(self, node: NodeConfig, load: GraphLoad) -> None:
         self.node = node

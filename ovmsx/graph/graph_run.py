@@ -140,6 +140,25 @@ class GraphRun:
                     return self.error is None
         return False
 
+    async def drain_async(self) -> None:
+        """Like ``drain`` without a budget, on the event loop: calculators that have a
+        ``process_async`` (OpenVINO inference) are awaited instead of blocking a thread."""
+        progress = True
+        while progress and self.error is None:
+            progress = False
+            for node in self._nodes:
+                if node.closed or self.error is not None:
+                    continue
+                selection = node.policy.select()
+                if selection is None:
+                    progress = self._settle(node) or progress
+                    continue
+                if hasattr(node.calculator, "process_async"):
+                    await self._process_async(node, *selection)
+                else:
+                    self._process(node, *selection)
+                progress = True
+
     def abort(self) -> None:
         """End the instance now: close every calculator that is still open."""
         for node in self._nodes:
@@ -175,9 +194,25 @@ class GraphRun:
             self._side_packets[name] = value
 
     def _process(self, node: _Node, timestamp: int, slots: list[InputSlot]) -> None:
-        values = {slot.tag_index: slot.queue.popleft().value for slot in slots}
-        context = self._context(node, timestamp, values)
+        context = self._take(node, timestamp, slots)
         self._call(node, node.calculator.process, context)
+        self._emit_all(node, context)
+
+    async def _process_async(self, node: _Node, timestamp: int, slots: list[InputSlot]) -> None:
+        context = self._take(node, timestamp, slots)
+        try:
+            await node.calculator.process_async(context)
+        except NodeFailure as failure:
+            self._fail(node, failure.code, str(failure))
+        except Exception as error:  # a calculator bug: the instance fails, the server goes on
+            self._fail(node, "INTERNAL", f"{type(error).__name__}: {error}")
+        self._emit_all(node, context)
+
+    def _take(self, node: _Node, timestamp: int, slots: list[InputSlot]) -> CalculatorContext:
+        values = {slot.tag_index: slot.queue.popleft().value for slot in slots}
+        return self._context(node, timestamp, values)
+
+    def _emit_all(self, node: _Node, context: CalculatorContext) -> None:
         if self.error is not None:
             return
         for tag_index, value, at in context.emitted:
@@ -195,7 +230,7 @@ class GraphRun:
                 return
             self._push(stream, Packet(value, at))
         for stream in node.outputs.values():
-            self._advance(stream, timestamp + 1)
+            self._advance(stream, context.timestamp + 1)
 
     def _settle(self, node: _Node) -> bool:
         """Close a node that can receive nothing more, or pass its input bounds on."""

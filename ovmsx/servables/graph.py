@@ -19,6 +19,7 @@ from ovmsx.graph.calculator_registry import import_modules, known_names, lookup
 from ovmsx.graph.graph_config import GraphConfig, parse_graph
 from ovmsx.graph.graph_plan import GraphPlan, build_plan
 from ovmsx.graph.graph_validation import validate_graph
+from ovmsx.servables.graph_execution import UnaryRunner
 from ovmsx.servables.graph_metadata import stream_ports
 from ovmsx.servables.graph_packets import StreamKind, stream_kind
 from ovmsx.servables.model import parse_version
@@ -61,6 +62,7 @@ class Graph:
     state: VersionState = VersionState.START
     error: StatusError | None = None
     plan: GraphPlan | None = None
+    runner: UnaryRunner | None = None
     graph_config: GraphConfig | None = None
     nodes: list[CalculatorNode] = field(default_factory=list)
     inputs: dict[str, StreamKind] = field(default_factory=dict)  # input name -> kind
@@ -119,6 +121,7 @@ class Graph:
         self.nodes = nodes
         self.graph_config = config
         self.plan = build_plan(config, nodes)
+        self.runner = UnaryRunner(self.plan, nodes)
 
     def ports(self) -> tuple[dict, dict]:
         """(inputs, outputs): stream name -> what the graph knows of its tensors, or None."""

@@ -1,9 +1,12 @@
 """Running graph instances for requests: one per unary call, one per stream.
 
-The event loop never runs graph code: a unary call is one job on the worker pool, and a
-stream's requests are jobs queued on the stream's own ``SerialJobs``. Results come back with
-``loop.call_soon_threadsafe``; a stream's output packets are batched, so a generator that
-yields quickly wakes the loop once per batch, not once per packet.
+The event loop never runs user code: a unary call is one job on the worker pool, and a
+stream's requests are jobs queued on the stream's own ``SerialJobs``. The exception is a
+unary graph made only of built-in nodes that run no user code (OpenVINO inference,
+converters): it runs on the loop, its inferences awaited like a model served alone
+(``UnaryRunner``), so no thread hop is paid and a slow model never blocks the loop. Results
+of worker jobs come back with ``loop.call_soon_threadsafe``; a stream's output packets are
+batched, so a generator that yields quickly wakes the loop once per batch, not per packet.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 
+from ovmsx.graph.calculator import CalculatorNode
 from ovmsx.graph.graph_plan import GraphPlan
 from ovmsx.graph.graph_run import GraphRun
 from ovmsx.graph.graph_workers import SerialJobs, WorkerPool
@@ -36,7 +40,31 @@ def run_unary(
 ) -> dict[str, Packet]:
     """Feed one request, close the inputs, run to the end; the first packet of every output."""
     first: dict[str, Packet] = {}
+    run = _started(plan, side_packets, inputs, timestamp, first)
+    try:
+        run.drain()
+    finally:
+        run.abort()
+    return _answer(plan, run, first)
 
+
+async def run_unary_async(
+    plan: GraphPlan,
+    side_packets: dict[str, object],
+    inputs: Sequence[tuple[str, object]],
+    timestamp: int,
+) -> dict[str, Packet]:
+    """``run_unary`` on the event loop, inference awaited."""
+    first: dict[str, Packet] = {}
+    run = _started(plan, side_packets, inputs, timestamp, first)
+    try:
+        await run.drain_async()
+    finally:
+        run.abort()
+    return _answer(plan, run, first)
+
+
+def _started(plan, side_packets, inputs, timestamp, first: dict[str, Packet]) -> GraphRun:
     def keep_first(stream: str, packet: Packet) -> None:
         first.setdefault(stream, packet)
 
@@ -44,12 +72,16 @@ def run_unary(
     try:
         for stream, value in inputs:
             run.add_packet(stream, value, timestamp)
-        run.close_inputs()
-        run.drain()
-        if run.error is not None:
-            raise run.error
-    finally:
+    except BaseException:
         run.abort()
+        raise
+    run.close_inputs()
+    return run
+
+
+def _answer(plan: GraphPlan, run: GraphRun, first: dict[str, Packet]) -> dict[str, Packet]:
+    if run.error is not None:
+        raise run.error
     missing = [name for name in plan.output_streams if name not in first]
     if missing:
         raise status_error(
@@ -58,6 +90,34 @@ def run_unary(
             f"{', '.join(missing)}",
         )
     return first
+
+
+class UnaryRunner:
+    """Runs one request's graph instance: on the loop when no node runs user code (inference
+    awaited, as for a model served alone), else on a worker thread."""
+
+    __slots__ = ("_on_loop", "_plan")
+
+    def __init__(self, plan: GraphPlan, nodes: Sequence[CalculatorNode]) -> None:
+        self._plan = plan
+        self._on_loop = all(node.may_run_on_loop for node in nodes)
+
+    @property
+    def on_loop(self) -> bool:
+        return self._on_loop
+
+    async def run(
+        self,
+        workers: WorkerPool,
+        side_packets: dict[str, object],
+        inputs: Sequence[tuple[str, object]],
+        timestamp: int,
+    ) -> dict[str, Packet]:
+        if self._on_loop:
+            return await run_unary_async(self._plan, side_packets, inputs, timestamp)
+        return await call_in_worker(
+            workers, lambda: run_unary(self._plan, side_packets, inputs, timestamp)
+        )
 
 
 async def call_in_worker(pool: WorkerPool, function: Callable[[], object]) -> object:

@@ -20,6 +20,7 @@ from ovmsx.servables.infer_request import InferRequest
 from ovmsx.status import StatusCode, status_error
 
 if TYPE_CHECKING:
+    from ovmsx.servables.model_loader import CompiledVersion
     from ovmsx.servables.registry import ServableRegistry
 
 
@@ -31,11 +32,20 @@ class ModelSession:
         self.name = name
         self.version = version  # 0: the default version, looked up per inference
 
-    def infer(self, inputs: Mapping[str, _core.Tensor]) -> dict[str, _core.Tensor]:
+    def _compiled(self) -> CompiledVersion:
         compiled = self._registry.model(self.name).serving_version(self.version).compiled
         assert compiled is not None  # serving_version only returns available versions
-        given = [TensorInput(name, tensor) for name, tensor in inputs.items()]
-        outputs = compiled.pool.infer(compiled.validator.tensors(given))
+        return compiled
+
+    def infer(self, inputs: Mapping[str, _core.Tensor]) -> dict[str, _core.Tensor]:
+        compiled = self._compiled()
+        outputs = compiled.infer_blocking(compiled.validator.tensors(_given(inputs)))
+        return {tensor.name: tensor for tensor in outputs}
+
+    async def infer_async(self, inputs: Mapping[str, _core.Tensor]) -> dict[str, _core.Tensor]:
+        compiled = self._compiled()
+        tensors = compiled.validator.tensors(_given(inputs))
+        outputs = await self._registry.dispatcher.infer(compiled.pool, tensors)
         return {tensor.name: tensor for tensor in outputs}
 
 
@@ -50,12 +60,13 @@ class PipelineSession:
         self.name = name
 
     def infer(self, inputs: Mapping[str, _core.Tensor]) -> dict[str, _core.Tensor]:
+        run = self.infer_async(inputs)
+        return asyncio.run_coroutine_threadsafe(run, self._loop).result()
+
+    async def infer_async(self, inputs: Mapping[str, _core.Tensor]) -> dict[str, _core.Tensor]:
         pipeline = self._registry.pipelines[self.name]
-        request = InferRequest(
-            self.name, "", [TensorInput(name, tensor) for name, tensor in inputs.items()]
-        )
-        run = self._registry.infer_pipeline(pipeline, request)
-        result = asyncio.run_coroutine_threadsafe(run, self._loop).result()
+        request = InferRequest(self.name, "", _given(inputs))
+        result = await self._registry.infer_pipeline(pipeline, request)
         return {tensor.name: tensor for tensor in result.outputs}
 
 
@@ -91,6 +102,10 @@ class GraphSessions:
             definition, _ = pipeline.serving()
             return _by_name(definition.inputs.values()), _by_name(definition.outputs.values())
         return None
+
+
+def _given(inputs: Mapping[str, _core.Tensor]) -> list[TensorInput]:
+    return [TensorInput(name, tensor) for name, tensor in inputs.items()]
 
 
 def _by_name(ports) -> dict[str, PortSpec]:

@@ -5,10 +5,11 @@ Runs off the event loop (``asyncio.to_thread``): OpenVINO's read and compile rel
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ovmsx import _core
+from ovmsx.call_timer import CallTimer
 from ovmsx.config.model_config import ModelConfig
 from ovmsx.config.shape_spec import AUTO, Dim
 from ovmsx.servables.model_files import model_file
@@ -18,6 +19,10 @@ from ovmsx.status import StatusCode, status_error
 
 _ANY = (0, -1)  # OpenVINO's fully dynamic dimension as (min, max)
 MAX_NIREQ = 100_000  # OVMS refuses more infer requests per model than this
+# A model whose blocking inferences (from graph nodes) average less than this keeps the GIL
+# while it runs: giving the GIL away and waiting to take it back costs more (measured with
+# bench/bench_graphs_openvino.py).
+QUICK_INFERENCE_S = 50e-6
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,13 @@ class CompiledVersion:
     validator: InputValidator
     output_names: frozenset[str]
     by_name_order: tuple[int, ...]  # output indices in name order, OVMS's response order
+    blocking_timer: CallTimer = field(default_factory=lambda: CallTimer(QUICK_INFERENCE_S))
+
+    def infer_blocking(self, tensors: list[_core.Tensor]) -> list[_core.Tensor]:
+        """Inference on the calling thread's behalf (graph nodes): the GIL is kept for a model
+        measured to be quick, released otherwise."""
+        timer = self.blocking_timer
+        return timer.timed(self.pool.infer, tensors, not timer.quick)
 
 
 def _bounds(dim: Dim) -> tuple[int, int]:

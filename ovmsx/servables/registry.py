@@ -145,26 +145,30 @@ class ServableRegistry:
             log.error("%s", model.load_error)
             return
         for number in config.model_version_policy.select(folders):
-            version = ModelVersion(config.name, number, VersionState.LOADING)
-            model.versions[number] = version
-            try:
-                version.compiled = await asyncio.to_thread(
-                    compile_version,
-                    config,
-                    folders[number],
-                    self._dispatcher.queue,
-                    self._cache,
-                )
-            except StatusError as error:
-                version.error = error
-            except Exception as error:  # a bug or an OpenVINO surprise: report, keep serving
-                log.exception("model %s version %d", config.name, number)
-                version.error = status_error(StatusCode.INTERNAL_ERROR, repr(error))
-            if version.error is not None:
-                log.error("%s", version.status_line())
-                continue
-            version.state = VersionState.AVAILABLE
-            log.info("%s from %s", version.status_line(), version.compiled.path)
+            await self.load_version(config, number, folders[number])
+
+    async def load_version(self, config: ModelConfig, number: int, folder: Path) -> ModelVersion:
+        """Compile version ``number`` of ``config``'s model from ``folder`` and make it
+        available; a version that fails stays listed with its error. Requests asking for the
+        default version use it as soon as it is the highest available one."""
+        model = self.models.setdefault(config.name, Model(config.name))
+        version = ModelVersion(config.name, number, VersionState.LOADING)
+        model.versions[number] = version
+        try:
+            version.compiled = await asyncio.to_thread(
+                compile_version, config, folder, self._dispatcher.queue, self._cache
+            )
+        except StatusError as error:
+            version.error = error
+        except Exception as error:  # a bug or an OpenVINO surprise: report, keep serving
+            log.exception("model %s version %d", config.name, number)
+            version.error = status_error(StatusCode.INTERNAL_ERROR, repr(error))
+        if version.error is not None:
+            log.error("%s", version.status_line())
+            return version
+        version.state = VersionState.AVAILABLE
+        log.info("%s from %s", version.status_line(), version.compiled.path)
+        return version
 
     async def unload(self) -> None:
         """Retire every graph (``finalize``), then every model version: waiting jobs fail,
@@ -183,6 +187,10 @@ class ServableRegistry:
                     await asyncio.to_thread(version.compiled.pool.close)
                     version.compiled = None
                 version.state = VersionState.END
+
+    @property
+    def dispatcher(self) -> InferenceDispatcher:
+        return self._dispatcher
 
     # -- lookup ----------------------------------------------------------------------------
 

@@ -71,6 +71,8 @@ class _Port:
 
 
 class InferenceNode(CalculatorNode):
+    may_run_on_loop = True
+
     def __init__(self, node: NodeConfig, load: GraphLoad) -> None:
         super().__init__(node, load)
         options = node.options.get(OPTIONS)
@@ -170,6 +172,27 @@ class InferenceCalculator(Calculator):
             raise NodeFailure("the SESSION side packet holds no servable session")
 
     def process(self, context: CalculatorContext) -> None:
+        """On a graph worker: the inference blocks this thread (GIL released)."""
+        inputs = self._inputs(context)
+        try:
+            outputs = self._session.infer(inputs)
+        except StatusError as error:
+            raise self._failure(error) from None
+        self._emit(context, outputs)
+
+    async def process_async(self, context: CalculatorContext) -> None:
+        """On the event loop (graphs without user code): the inference is awaited."""
+        inputs = self._inputs(context)
+        try:
+            outputs = await self._session.infer_async(inputs)
+        except StatusError as error:
+            raise self._failure(error) from None
+        self._emit(context, outputs)
+
+    def _failure(self, error: StatusError) -> NodeFailure:
+        return NodeFailure(f"Inference of {self._session.name} failed: {error.message}")
+
+    def _inputs(self, context: CalculatorContext) -> dict[str, _core.Tensor]:
         node = self._node
         inputs: dict[str, _core.Tensor] = {}
         for port in node.inputs:
@@ -186,12 +209,10 @@ class InferenceCalculator(Calculator):
                     inputs[name] = _checked(tensor, port, "deserialization")
             else:
                 inputs[port.name] = _checked(value, port, "deserialization")
-        try:
-            outputs = self._session.infer(inputs)
-        except StatusError as error:
-            raise NodeFailure(
-                f"Inference of {self._session.name} failed: {error.message}"
-            ) from None
+        return inputs
+
+    def _emit(self, context: CalculatorContext, outputs: dict[str, _core.Tensor]) -> None:
+        node = self._node
         for port in node.outputs:
             if port.kind.vector:
                 names = node.output_order or tuple(sorted(outputs))

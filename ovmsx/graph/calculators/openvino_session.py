@@ -53,6 +53,8 @@ class SessionNode(CalculatorNode):
     def create(self) -> Calculator:
         return SessionCalculator(self)
 
+    may_run_on_loop = True
+
     def ports(self) -> tuple[dict, dict] | None:
         """The servable's (inputs, outputs) by name, as it is now; None if unknown."""
         servables = self.load_context.servables
