@@ -145,6 +145,9 @@ class CalculatorNode:
     # Whether instances may run on the event loop's thread: only nodes that never block it
     # (no user code; inference awaited through ``process_async``).
     may_run_on_loop: bool = False
+    # Input side packet tags the node can do without (MediaPipe's Optional()): a graph
+    # instance starts even when nothing provides them.
+    optional_side_packets: frozenset[str] = frozenset()
 
     def __init__(self, node: NodeConfig, load: GraphLoad) -> None:
         self.node = node

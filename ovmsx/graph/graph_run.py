@@ -172,7 +172,10 @@ class GraphRun:
         return CalculatorContext(timestamp, values, node.side_packets, node.state)
 
     def _open(self, node: _Node) -> None:
+        optional = node.plan.calculator.optional_side_packets
         for tag_index, name in node.plan.side_inputs:
+            if name not in self._side_packets and tag_index.partition(":")[0] in optional:
+                continue
             if name not in self._side_packets:
                 # MediaPipe refuses to start a graph missing a side packet; OVMS's side
                 # packets come from request parameters.

@@ -72,6 +72,9 @@ class PythonCalculatorNode(CalculatorNode):
             raise contract_error(node, str(refused)) from None
         options = node.options.get(OPTIONS)
         self.options = MappingProxyType(dict(options.params) if options else {})
+        self.optional_side_packets = frozenset(
+            tag[:-1] for tag in calculator.INPUT_SIDE_PACKETS if tag.endswith("?")
+        )
 
     def create(self) -> Calculator:
         instance = self.calculator()
