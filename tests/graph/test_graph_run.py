@@ -6,6 +6,7 @@ server (tests/serving/test_graph_*.py).
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -76,14 +77,68 @@ class FailingNode(CalculatorNode):
         return Failing()
 
 
-KINDS = {"Recorder": RecorderNode, "Countdown": CountdownNode, "Failing": FailingNode}
+class Publisher(Calculator):
+    """Publishes "SIDE" in open; forwards its input plus the side packet it reads, if any."""
+
+    def open(self, context: CalculatorContext) -> None:
+        context.set_side_packet("SIDE", "made in open")
+
+    def process(self, context: CalculatorContext) -> None:
+        context.output("OUT", (context.input("IN"), context.side_packet("SIDE")))
 
 
-def start(text: str) -> tuple[GraphRun, list[tuple[str, Packet]], list[CalculatorNode]]:
+class PublisherNode(CalculatorNode):
+    def create(self) -> Calculator:
+        return Publisher()
+
+
+class Reader(Calculator):
+    def process(self, context: CalculatorContext) -> None:
+        context.output("OUT", (context.input("IN"), context.side_packet("SIDE")))
+
+
+class ReaderNode(CalculatorNode):
+    optional_side_packets = frozenset({"MAYBE"})
+
+    def create(self) -> Calculator:
+        return Reader()
+
+
+class Halver(Calculator):
+    """Answers synchronously on a worker, or awaits on the loop (like inference nodes)."""
+
+    def process(self, context: CalculatorContext) -> None:
+        context.output("OUT", ("sync", context.input("IN") / 2))
+
+    async def process_async(self, context: CalculatorContext) -> None:
+        await asyncio.sleep(0)
+        context.output("OUT", ("async", context.input("IN") / 2))
+
+
+class HalverNode(CalculatorNode):
+    def create(self) -> Calculator:
+        return Halver()
+
+
+KINDS = {
+    "Recorder": RecorderNode,
+    "Countdown": CountdownNode,
+    "Failing": FailingNode,
+    "Publisher": PublisherNode,
+    "Reader": ReaderNode,
+    "Halver": HalverNode,
+}
+
+
+def start(
+    text: str, side_packets: dict | None = None
+) -> tuple[GraphRun, list[tuple[str, Packet]], list[CalculatorNode]]:
     config = parse_graph(text, "test.pbtxt")
     nodes = [KINDS[n.calculator](n, GraphLoad(Path("."))) for n in config.nodes]
     outputs: list[tuple[str, Packet]] = []
-    run = GraphRun(build_plan(config, nodes), {}, lambda s, p: outputs.append((s, p)))
+    run = GraphRun(
+        build_plan(config, nodes), side_packets or {}, lambda s, p: outputs.append((s, p))
+    )
     return run, outputs, nodes
 
 
@@ -250,3 +305,88 @@ def test_immediate_handler_delivers_one_timestamp_together() -> None:
     run.drain()
     assert outputs == [("out", Packet(["A:0", "B:0"], 10))]
     assert run.error is None
+
+
+SIDE_PACKETS = """
+input_stream: "in"
+output_stream: "out"
+output_stream: "mid"
+node { calculator: "Reader" input_stream: "IN:mid" output_stream: "OUT:out"
+       input_side_packet: "SIDE:shared" }
+node { calculator: "Publisher" input_stream: "IN:in" output_stream: "OUT:mid"
+       output_side_packet: "SIDE:shared" }
+"""
+
+
+def test_a_side_packet_made_in_open_reaches_the_node_reading_it() -> None:
+    # The reader comes first in the file: it must still open after the publisher.
+    run, outputs, _ = start(SIDE_PACKETS)
+    run.add_packet("in", 7, 1)
+    run.close_inputs()
+    run.drain()
+    assert run.error is None
+    assert dict((s, p.value) for s, p in outputs) == {
+        "mid": (7, None),
+        "out": ((7, None), "made in open"),
+    }
+
+
+REQUEST_SIDE_PACKET = """
+input_stream: "in"
+output_stream: "out"
+node { calculator: "Reader" input_stream: "IN:in" output_stream: "OUT:out"
+       input_side_packet: "SIDE:label" }
+"""
+
+
+def test_request_side_packets_reach_nodes_by_name() -> None:
+    run, outputs, _ = start(REQUEST_SIDE_PACKET, {"label": "from the request"})
+    run.add_packet("in", 1, 1)
+    run.drain()
+    assert outputs == [("out", Packet((1, "from the request"), 1))]
+
+
+def test_a_missing_side_packet_stops_the_instance_before_it_starts() -> None:
+    run, _, _ = start(REQUEST_SIDE_PACKET)
+    assert run.error is not None
+    assert run.error.code is StatusCode.MEDIAPIPE_GRAPH_START_ERROR
+    assert 'needs input side packet "label" (SIDE:0)' in str(run.error)
+
+
+def test_an_optional_side_packet_may_be_missing() -> None:
+    run, outputs, _ = start(REQUEST_SIDE_PACKET.replace('"SIDE:label"', '"MAYBE:label"'))
+    run.add_packet("in", 1, 1)
+    run.drain()
+    assert run.error is None
+    assert outputs == [("out", Packet((1, None), 1))]
+
+
+HALVING = """
+input_stream: "in"
+output_stream: "out"
+node { calculator: "Halver" input_stream: "IN:in" output_stream: "OUT:out" }
+"""
+
+
+@pytest.mark.parametrize(("on_loop", "mode"), [(True, "async"), (False, "sync")])
+def test_awaitable_calculators_are_awaited_on_the_loop_and_called_on_workers(
+    on_loop: bool, mode: str
+) -> None:
+    run, outputs, _ = start(HALVING)
+    run.add_packet("in", 8.0, 1)
+    run.close_inputs()
+    if on_loop:
+        asyncio.run(run.drain_async())
+    else:
+        run.drain()
+    assert run.finished
+    assert outputs == [("out", Packet((mode, 4.0), 1))]
+
+
+def test_failure_in_an_awaited_calculator_stops_the_instance() -> None:
+    run, _, _ = start(HALVING)
+    run.add_packet("in", "not a number", 1)
+    asyncio.run(run.drain_async())
+    assert run.error is not None
+    assert run.error.code is StatusCode.MEDIAPIPE_EXECUTION_ERROR
+    assert "TypeError" in str(run.error)
