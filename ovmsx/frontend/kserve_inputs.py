@@ -66,7 +66,12 @@ class KServeInput:
                 f"Negative dimension size is not acceptable: {_shape_text(self.shape)}; "
                 f"input name: {self.name}",
             )
-        known = self.datatype == "BYTES" or _core.datatype_itemsize(self.datatype) is not None
+        # BF16 is a KServe datatype without a buffer format in pyovms's table (COMPAT §2.1), so
+        # the core knows no itemsize for it; an OpenVINO tensor takes it, two bytes an element.
+        # Python nodes get it the way OVMS gives it to them: as a custom datatype.
+        bf16 = self.datatype == "BF16" and not python
+        itemsize = 2 if bf16 else _core.datatype_itemsize(self.datatype)
+        known = self.datatype == "BYTES" or itemsize is not None
         if not known and not (python and self._raw is not None):
             raise status_error(
                 StatusCode.INVALID_PRECISION,
@@ -75,7 +80,7 @@ class KServeInput:
             )
         count = math.prod(self.shape)
         if self._raw is not None:
-            return self._raw_tensor(self.datatype, count)
+            return self._raw_tensor(self.datatype, count, itemsize)
         if self.datatype != "BYTES" and self.datatype not in _TYPED_FIELD:
             raise status_error(
                 StatusCode.NOT_IMPLEMENTED,
@@ -83,11 +88,11 @@ class KServeInput:
             )
         return self._typed_tensor(self.datatype, count)
 
-    def _raw_tensor(self, datatype: str, count: int) -> _core.Tensor:
+    def _raw_tensor(self, datatype: str, count: int, itemsize: int | None = None) -> _core.Tensor:
         # Python integers cannot overflow, so the expected size is exact even for shapes whose
         # byte size exceeds 64 bits (OVMS reports those as a size mismatch, too). BYTES elements
         # are counted when the C++ core unpacks them for the model.
-        itemsize = _core.datatype_itemsize(datatype)
+        itemsize = itemsize or _core.datatype_itemsize(datatype)
         if itemsize is not None and len(self._raw) != count * itemsize:
             raise status_error(
                 StatusCode.INVALID_CONTENT_SIZE,

@@ -33,6 +33,9 @@ NUMERIC_DATATYPES = frozenset(
     {"BF16", "FP64", "FP32", "FP16", "INT64", "INT32", "INT16", "INT8",
      "UINT64", "UINT32", "UINT16", "UINT8", "BOOL"}
 )  # fmt: skip
+# pyovms's buffer-format table has no BF16 (COMPAT §2.1), so the core knows no itemsize for it;
+# an OpenVINO bf16 element takes two bytes.
+_ITEMSIZE_OUTSIDE_TABLE = {"BF16": 2}
 
 
 def _key(ref: StreamRef) -> str:
@@ -108,7 +111,9 @@ class Converter(Calculator):
                 f"Undefined precision in input python tensor: {tensor.datatype}",
                 "INVALID_ARGUMENT",
             )
-        expected = _core.datatype_itemsize(tensor.datatype)
+        expected = (
+            _core.datatype_itemsize(tensor.datatype) or _ITEMSIZE_OUTSIDE_TABLE[tensor.datatype]
+        )
         for dim in tensor.shape:
             expected *= dim
         if tensor.size != expected:
