@@ -43,6 +43,8 @@ def _key(ref: StreamRef) -> str:
 
 
 class ConverterNode(CalculatorNode):
+    may_run_on_loop = True
+
     def __init__(self, node: NodeConfig, load: GraphLoad) -> None:
         super().__init__(node, load)
         in_tags = {ref.tag for ref in node.inputs}
