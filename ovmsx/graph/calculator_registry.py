@@ -5,6 +5,9 @@ classes when their module is imported (``@register_calculator``), and packages m
 more through the ``ovmsx.calculators`` entry point group (name = calculator, value =
 ``module:Class``), loaded the first time a graph names one. Names are global, as in MediaPipe's
 registry; registering a taken name under a different class is refused.
+
+A module file is imported once per process, like any Python module: graphs listing the same
+file share its classes (importing it again would make new classes under taken names).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import importlib.metadata
 import importlib.util
 import itertools
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -25,6 +29,9 @@ ENTRY_POINT_GROUP = "ovmsx.calculators"
 # name -> (node factory, where it came from)
 _TABLE: dict[str, tuple[Callable, object]] = {}
 _module_numbers = itertools.count(1)
+# Resolved path of every calculator file imported so far; graphs load in parallel threads.
+_imported_files: set[Path] = set()
+_import_lock = threading.Lock()
 
 
 def register_factory(name: str, factory: Callable, origin: object) -> None:
@@ -68,10 +75,11 @@ def import_modules(specs: Iterable[str], base_dir: Path, graph: str) -> None:
     folder) or an importable module name. Their ``@register_calculator`` classes register."""
     for spec in specs:
         try:
-            if spec.endswith(".py"):
-                _import_file(base_dir / spec if not Path(spec).is_absolute() else Path(spec))
-            else:
-                importlib.import_module(spec)
+            with _import_lock:
+                if spec.endswith(".py"):
+                    _import_file((base_dir / spec).resolve())  # an absolute spec replaces base_dir
+                else:
+                    importlib.import_module(spec)
         except StatusError:
             raise
         except BaseException as error:
@@ -85,6 +93,8 @@ def import_modules(specs: Iterable[str], base_dir: Path, graph: str) -> None:
 
 
 def _import_file(path: Path) -> None:
+    if path in _imported_files:
+        return
     if not path.is_file():
         raise FileNotFoundError(f"{path} does not exist")
     module_name = f"_ovmsx_calculators_{next(_module_numbers)}_{path.stem}"
@@ -98,6 +108,7 @@ def _import_file(path: Path) -> None:
     except BaseException:
         sys.modules.pop(module_name, None)
         raise
+    _imported_files.add(path)
 
 
 def _load_entry_point(name: str) -> None:
@@ -106,14 +117,16 @@ def _load_entry_point(name: str) -> None:
             continue
         try:
             calculator = entry.load()
-        except Exception as error:
+            if name not in _TABLE:
+                register_calculator(calculator, name=name)
+        except StatusError:
+            raise
+        except Exception as error:  # an import error, or not a PythonCalculator subclass
             raise status_error(
                 StatusCode.MEDIAPIPE_GRAPH_INITIALIZATION_ERROR,
                 f"calculator {name}: entry point {entry.value} failed to load: "
                 f"{type(error).__name__}: {error}",
             ) from error
-        if name not in _TABLE:
-            register_calculator(calculator, name=name)
 
 
 def _describe(origin: object) -> str:
