@@ -96,6 +96,12 @@ class InferencePool:
     def active(self) -> int:
         """Infer requests in use now."""
     @property
+    def inference_time(self) -> float:
+        """Seconds an inference takes (moving average around the inference itself)."""
+    @property
+    def inferences(self) -> int:
+        """Inferences measured so far."""
+    @property
     def waiting(self) -> int:
         """Jobs (submitted or blocking) waiting for an infer request now."""
     def submit(self, token: int, inputs: Sequence[Tensor]) -> None: ...

@@ -3,7 +3,8 @@
 Handing work to another thread (or handing the GIL to one) costs tens of microseconds; a tiny
 model or custom node runs in a few. Callers keep a ``CallTimer`` per callee and take the cheap
 path only while ``quick`` holds: the average of the recent calls, once there are
-``WARM_UP_CALLS`` of them, stays under the budget. A callee that turns slow loses ``quick`` at
+``WARM_UP_CALLS`` of them, stays under the budget (the average starts from the fastest warm-up
+call, since the first calls of anything are slow). A callee that turns slow loses ``quick`` at
 its next call, so one slow call is the most the cheap path ever costs in a row.
 """
 
@@ -28,6 +29,10 @@ class CallTimer:
         self._calls = 0
 
     @property
+    def warming_up(self) -> bool:
+        return self._calls < WARM_UP_CALLS
+
+    @property
     def quick(self) -> bool:
         return self._calls >= WARM_UP_CALLS and self._average < self._budget
 
@@ -41,7 +46,9 @@ class CallTimer:
 
     def record(self, elapsed: float) -> None:
         self._calls += 1
-        if self._average == float("inf"):
-            self._average = elapsed
+        if self._calls <= WARM_UP_CALLS:
+            # The first calls pay for cold caches and first-time allocations: the fastest of
+            # them is the better guess of what a call costs once warm.
+            self._average = min(self._average, elapsed)
         else:
             self._average += _WEIGHT * (elapsed - self._average)

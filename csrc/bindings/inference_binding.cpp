@@ -121,6 +121,13 @@ void register_inference(py::module_& m) {
            py::arg("completions"), py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("size", &InferencePool::size)
       .def_property_readonly("active", &InferencePool::active, "Infer requests in use now.")
+      .def_property_readonly(
+          "inference_time", [](const InferencePool& pool) { return pool.timing().average(); },
+          "Seconds an inference takes (moving average, measured around the inference itself; "
+          "the fastest of the first ones while warming up); inf before the first.")
+      .def_property_readonly(
+          "inferences", [](const InferencePool& pool) { return pool.timing().count(); },
+          "Inferences measured so far.")
       .def_property_readonly("waiting", &InferencePool::waiting,
                              "Jobs (submitted or blocking) waiting for an infer request now.")
       .def(

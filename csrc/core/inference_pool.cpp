@@ -193,6 +193,7 @@ bool InferencePool::try_start(std::size_t index, Pending work) {
   try {
     bind(slot, work.ov_inputs);
     slot.ov_inputs = std::move(work.ov_inputs);
+    slot.started = InferenceTiming::Clock::now();
     slot.request.start_async();
     return true;
   } catch (...) {
@@ -209,7 +210,9 @@ Completion InferencePool::run_here(std::size_t index, Pending work) {
   slot.blocking.store(true);
   try {
     bind(slot, work.ov_inputs);
+    const auto started = InferenceTiming::Clock::now();
     slot.request.infer();
+    timing_.record(InferenceTiming::Clock::now() - started);
     done.outputs = collect_outputs(slot);
   } catch (...) {
     std::tie(done.code, done.details) = describe_error(std::current_exception());
@@ -256,6 +259,7 @@ void InferencePool::on_done(std::size_t index, std::exception_ptr error) {
     done.code = code;
     done.details = std::move(details);
   } else {
+    timing_.record(InferenceTiming::Clock::now() - slot.started);
     try {
       done.outputs = collect_outputs(slot);
     } catch (...) {

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "core/completion_queue.h"
+#include "core/inference_timing.h"
 #include "core/tensor.h"
 
 namespace ovmsx {
@@ -70,6 +71,9 @@ class InferencePool : public std::enable_shared_from_this<InferencePool> {
   // completed. Idempotent; the destructor calls it.
   void close();
 
+  // How long this pool's inferences take (successful ones, measured around the inference).
+  const InferenceTiming& timing() const noexcept { return timing_; }
+
  private:
   // Where a blocked infer() caller waits for the finishing request that runs its job.
   struct Waiter {
@@ -83,6 +87,7 @@ class InferencePool : public std::enable_shared_from_this<InferencePool> {
     std::vector<ov::Tensor> ov_inputs;
     // Set while a caller's thread runs request.infer(), whose callback must not count.
     std::atomic<bool> blocking{false};
+    InferenceTiming::Clock::time_point started;  // of the running asynchronous inference
     // Last, so it is destroyed first: its destructor waits for a running inference, which
     // still reads the inputs above.
     ov::InferRequest request;
@@ -116,6 +121,7 @@ class InferencePool : public std::enable_shared_from_this<InferencePool> {
   std::vector<std::string> output_names_;
   std::vector<bool> output_static_;
   std::vector<std::unique_ptr<Slot>> slots_;
+  InferenceTiming timing_;
 
   std::mutex mutex_;  // guards idle_, pending_ and closing_
   // Signalled when a slot parks after close() began. A slot leaves idle_ for every run (async,

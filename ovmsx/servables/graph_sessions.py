@@ -45,7 +45,7 @@ class ModelSession:
     async def infer_async(self, inputs: Mapping[str, _core.Tensor]) -> dict[str, _core.Tensor]:
         compiled = self._compiled()
         tensors = compiled.validator.tensors(_given(inputs))
-        outputs = await self._registry.dispatcher.infer(compiled.pool, tensors)
+        outputs = await compiled.infer_from_loop(tensors, self._registry.dispatcher)
         return {tensor.name: tensor for tensor in outputs}
 
 

@@ -5,13 +5,14 @@ Runs off the event loop (``asyncio.to_thread``): OpenVINO's read and compile rel
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ovmsx import _core
-from ovmsx.call_timer import CallTimer
+from ovmsx.call_timer import WARM_UP_CALLS
 from ovmsx.config.model_config import ModelConfig
 from ovmsx.config.shape_spec import AUTO, Dim
+from ovmsx.servables.inference_dispatch import InferenceDispatcher
 from ovmsx.servables.model_files import model_file
 from ovmsx.servables.port_layout import batch_index
 from ovmsx.servables.request_validation import InputValidator
@@ -19,10 +20,10 @@ from ovmsx.status import StatusCode, status_error
 
 _ANY = (0, -1)  # OpenVINO's fully dynamic dimension as (min, max)
 MAX_NIREQ = 100_000  # OVMS refuses more infer requests per model than this
-# A model whose blocking inferences (from graph nodes) average less than this keeps the GIL
-# while it runs: giving the GIL away and waiting to take it back costs more (measured with
-# bench/bench_graphs_openvino.py).
-QUICK_INFERENCE_S = 50e-6
+# A model whose blocking inferences (from graph nodes) average less than this runs without a
+# hand-off: on the event loop for graphs running there, GIL kept on graph workers (measured with
+# bench/bench_graphs_openvino.py: add_one [1,10] takes ~8 µs, a hand-off ~100 µs).
+QUICK_INFERENCE_S = 200e-6
 
 
 @dataclass(frozen=True)
@@ -37,13 +38,29 @@ class CompiledVersion:
     validator: InputValidator
     output_names: frozenset[str]
     by_name_order: tuple[int, ...]  # output indices in name order, OVMS's response order
-    blocking_timer: CallTimer = field(default_factory=lambda: CallTimer(QUICK_INFERENCE_S))
+
+    @property
+    def quick(self) -> bool:
+        """Measured to infer faster than a hand-off to another thread costs."""
+        pool = self.pool
+        return pool.inferences >= WARM_UP_CALLS and pool.inference_time < QUICK_INFERENCE_S
 
     def infer_blocking(self, tensors: list[_core.Tensor]) -> list[_core.Tensor]:
-        """Inference on the calling thread's behalf (graph nodes): the GIL is kept for a model
-        measured to be quick, released otherwise."""
-        timer = self.blocking_timer
-        return timer.timed(self.pool.infer, tensors, not timer.quick)
+        """Inference for a graph worker, blocking it: the GIL is kept for a quick model,
+        released otherwise."""
+        return self.pool.infer(tensors, not self.quick)
+
+    async def infer_from_loop(
+        self, tensors: list[_core.Tensor], dispatcher: InferenceDispatcher
+    ) -> list[_core.Tensor]:
+        """Inference for a graph running on the event loop. A quick model runs right here
+        when one of its infer requests is idle (the hand-off to OpenVINO's thread and back
+        costs ~10x its inference); anything else is awaited like a request of its own, so
+        the loop never waits for a slow model."""
+        pool = self.pool
+        if self.quick and pool.active < pool.size:
+            return pool.infer(tensors, False)
+        return await dispatcher.infer(pool, tensors)
 
 
 def _bounds(dim: Dim) -> tuple[int, int]:
