@@ -1,6 +1,6 @@
 """Call the dummy_add graph with tritonclient and check its answer: out = (in1 + 1) + in2.
 
-    python examples/graph_openvino/client.py --url 127.0.0.1:9000
+python examples/graph_openvino/client.py --url 127.0.0.1:9000
 """
 
 from __future__ import annotations
