@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from ovmsx.call_timer import CallTimer
 from ovmsx.graph.graph_config import GraphConfig, NodeConfig
 
 
@@ -135,6 +136,25 @@ class GraphLoad:
     """The server's models and pipelines (None where a graph runs without a server)."""
 
 
+# A user-code call (a Python node's execute, a Python calculator's process) the event loop may
+# make itself once calls average less than this: a hand-off to a worker thread costs more
+# (measured with bench/bench_graphs_openvino.py). The first calls always run on a worker.
+USER_CODE_INLINE_BUDGET_S = 100e-6
+
+
+class UserCodeNode:
+    """Mixin for nodes running user code: on the loop only while measured quick."""
+
+    timer: CallTimer
+
+    def start_timing(self) -> None:
+        self.timer = CallTimer(USER_CODE_INLINE_BUDGET_S)
+
+    @property
+    def may_run_on_loop(self) -> bool:
+        return self.timer.quick
+
+
 class CalculatorNode:
     """A node of a loaded graph definition; ``create`` makes its per-instance Calculator.
 
@@ -142,9 +162,16 @@ class CalculatorNode:
     user code; ``load`` may (it runs in a worker thread); ``retire`` undoes ``load``.
     """
 
-    # Whether instances may run on the event loop's thread: only nodes that never block it
-    # (no user code; inference awaited through ``process_async``).
+    # Whether instances may run on the event loop's thread now: nodes that never block it
+    # (no user code; inference awaited through ``process_async``), and user-code nodes whose
+    # calls have proven quick (``timer``).
     may_run_on_loop: bool = False
+    # Whether the node only ever emits at the timestamp it processes and runs once per
+    # timestamp, so a unary request can run it in one pass (see single_pass.py).
+    single_timestamp: bool = False
+    # For nodes running user code: how long their open/process/close calls take. The
+    # scheduler feeds it; the node reads it to decide ``may_run_on_loop``.
+    timer: CallTimer | None = None
     # Input side packet tags the node can do without (MediaPipe's Optional()): a graph
     # instance starts even when nothing provides them.
     optional_side_packets: frozenset[str] = frozenset()

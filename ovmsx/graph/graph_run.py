@@ -177,13 +177,7 @@ class GraphRun:
             if name not in self._side_packets and tag_index.partition(":")[0] in optional:
                 continue
             if name not in self._side_packets:
-                # MediaPipe refuses to start a graph missing a side packet; OVMS's side
-                # packets come from request parameters.
-                self.error = status_error(
-                    StatusCode.MEDIAPIPE_GRAPH_START_ERROR,
-                    f'node "{node.label}" needs input side packet "{name}" ({tag_index}), '
-                    "which no node produces and the request does not carry as a parameter",
-                )
+                self.error = missing_side_packet(node.label, name, tag_index)
                 return
             node.side_packets[tag_index] = self._side_packets[name]
         context = self._context(node, UNSET, {})
@@ -267,8 +261,12 @@ class GraphRun:
                 slot.bound = max(slot.bound, bound)
 
     def _call(self, node: _Node, method, context: CalculatorContext) -> None:
+        timer = node.plan.calculator.timer
         try:
-            method(context)
+            if timer is None:
+                method(context)
+            else:
+                timer.timed(method, context)
         except NodeFailure as failure:
             self._fail(node, failure.code, str(failure), method.__name__)
         except Exception as error:  # a calculator bug: the instance fails, the server goes on
@@ -276,15 +274,28 @@ class GraphRun:
 
     def _fail(self, node: _Node, code: str, message: str, stage: str = "process") -> None:
         if self.error is None:
-            # OVMS turns absl's FAILED_PRECONDITION into its own precondition status and every
-            # other code into an execution error.
-            status = (
-                StatusCode.MEDIAPIPE_PRECONDITION_FAILED
-                if code == "FAILED_PRECONDITION"
-                else StatusCode.MEDIAPIPE_EXECUTION_ERROR
-            )
-            self.error = status_error(
-                status,
-                f'{code}: Calculator::{stage.capitalize()}() for node "{node.label}" failed: '
-                f"{message}",
-            )
+            self.error = calculator_failure(node.label, code, message, stage)
+
+
+def calculator_failure(label: str, code: str, message: str, stage: str) -> StatusError:
+    """The request's error when a node's ``stage`` (open/process/close) failed with an
+    absl-style ``code``: OVMS turns FAILED_PRECONDITION into its own precondition status and
+    every other code into an execution error."""
+    status = (
+        StatusCode.MEDIAPIPE_PRECONDITION_FAILED
+        if code == "FAILED_PRECONDITION"
+        else StatusCode.MEDIAPIPE_EXECUTION_ERROR
+    )
+    return status_error(
+        status, f'{code}: Calculator::{stage.capitalize()}() for node "{label}" failed: {message}'
+    )
+
+
+def missing_side_packet(label: str, name: str, tag_index: str) -> StatusError:
+    # MediaPipe refuses to start a graph missing a side packet; OVMS's side packets come from
+    # request parameters.
+    return status_error(
+        StatusCode.MEDIAPIPE_GRAPH_START_ERROR,
+        f'node "{label}" needs input side packet "{name}" ({tag_index}), which no node '
+        "produces and the request does not carry as a parameter",
+    )

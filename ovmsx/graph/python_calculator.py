@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from ovmsx.graph.calculator import Calculator, CalculatorNode, GraphLoad
+from ovmsx.graph.calculator import Calculator, CalculatorNode, GraphLoad, UserCodeNode
 from ovmsx.graph.calculators.contract import contract_error
 from ovmsx.graph.graph_config import NodeConfig, StreamRef
 
@@ -52,11 +52,12 @@ def _check_tags(node: NodeConfig, refs: tuple[StreamRef, ...], declared: tuple, 
         raise contract_error(node, f'the calculator requires the {what} tag "{tag}"')
 
 
-class PythonCalculatorNode(CalculatorNode):
+class PythonCalculatorNode(UserCodeNode, CalculatorNode):
     """A node whose calculator is a user's ``PythonCalculator`` subclass."""
 
     def __init__(self, calculator: type[PythonCalculator], node: NodeConfig, load: GraphLoad):
         super().__init__(node, load)
+        self.start_timing()
         self.calculator = calculator
         _check_tags(node, node.inputs, calculator.INPUTS, "input stream")
         _check_tags(node, node.outputs, calculator.OUTPUTS, "output stream")

@@ -1,10 +1,10 @@
 """Running graph instances for requests: one per unary call, one per stream.
 
-The event loop never runs user code: a unary call is one job on the worker pool, and a
-stream's requests are jobs queued on the stream's own ``SerialJobs``. The exception is a
-unary graph made only of built-in nodes that run no user code (OpenVINO inference,
-converters): it runs on the loop, its inferences awaited like a model served alone
-(``UnaryRunner``), so no thread hop is paid and a slow model never blocks the loop. Results
+A stream's requests are jobs queued on the stream's own ``SerialJobs`` on the worker pool. A
+unary call runs on the loop when every node may (``UnaryRunner``): built-in nodes that never
+block it (inference awaited like a model served alone), and user code measured to be quicker
+than a thread hop; otherwise it is one job on the worker pool, so slow user code never stalls
+the loop. Results
 of worker jobs come back with ``loop.call_soon_threadsafe``; a stream's output packets are
 batched, so a generator that yields quickly wakes the loop once per batch, not per packet.
 """
@@ -22,6 +22,7 @@ from ovmsx.graph.graph_plan import GraphPlan
 from ovmsx.graph.graph_run import GraphRun
 from ovmsx.graph.graph_workers import SerialJobs, WorkerPool
 from ovmsx.graph.packet import Packet
+from ovmsx.graph.single_pass import SinglePass
 from ovmsx.status import StatusCode, StatusError, status_error
 
 log = logging.getLogger("ovmsx.graph")
@@ -82,6 +83,10 @@ def _started(plan, side_packets, inputs, timestamp, first: dict[str, Packet]) ->
 def _answer(plan: GraphPlan, run: GraphRun, first: dict[str, Packet]) -> dict[str, Packet]:
     if run.error is not None:
         raise run.error
+    return _complete(plan, first)
+
+
+def _complete(plan: GraphPlan, first: dict[str, Packet]) -> dict[str, Packet]:
     missing = [name for name in plan.output_streams if name not in first]
     if missing:
         raise status_error(
@@ -93,18 +98,28 @@ def _answer(plan: GraphPlan, run: GraphRun, first: dict[str, Packet]) -> dict[st
 
 
 class UnaryRunner:
-    """Runs one request's graph instance: on the loop when no node runs user code (inference
-    awaited, as for a model served alone), else on a worker thread."""
+    """Runs one request's graph instance on the loop or on a worker thread.
 
-    __slots__ = ("_on_loop", "_plan")
+    On the loop when every node may run there now: built-in nodes that never block it
+    (inference awaited, as for a model served alone; converters), and user-code nodes whose
+    calls have proven quick. Otherwise on a worker, where the user-code calls are measured.
+    Graphs that fit run in a single pass (single_pass.py), others through the scheduler.
+    """
+
+    __slots__ = ("_nodes", "_plan", "_single_pass")
 
     def __init__(self, plan: GraphPlan, nodes: Sequence[CalculatorNode]) -> None:
         self._plan = plan
-        self._on_loop = all(node.may_run_on_loop for node in nodes)
+        self._nodes = tuple(nodes)
+        self._single_pass = SinglePass(plan) if SinglePass.fits(plan) else None
 
     @property
     def on_loop(self) -> bool:
-        return self._on_loop
+        return all(node.may_run_on_loop for node in self._nodes)
+
+    @property
+    def single_pass(self) -> bool:
+        return self._single_pass is not None
 
     async def run(
         self,
@@ -113,10 +128,19 @@ class UnaryRunner:
         inputs: Sequence[tuple[str, object]],
         timestamp: int,
     ) -> dict[str, Packet]:
-        if self._on_loop:
-            return await run_unary_async(self._plan, side_packets, inputs, timestamp)
+        one_pass, plan = self._single_pass, self._plan
+        if self.on_loop:
+            if one_pass is not None:
+                first = await one_pass.run_async(side_packets, inputs, timestamp)
+                return _complete(plan, first)
+            return await run_unary_async(plan, side_packets, inputs, timestamp)
+        if one_pass is not None:
+            return await call_in_worker(
+                workers,
+                lambda: _complete(plan, one_pass.run(side_packets, inputs, timestamp)),
+            )
         return await call_in_worker(
-            workers, lambda: run_unary(self._plan, side_packets, inputs, timestamp)
+            workers, lambda: run_unary(plan, side_packets, inputs, timestamp)
         )
 
 

@@ -76,17 +76,29 @@ class GraphSessions:
     def __init__(self, registry: ServableRegistry, loop: asyncio.AbstractEventLoop) -> None:
         self._registry = registry
         self._loop = loop
+        # Sessions hold no state of their own (the version is looked up per inference), so
+        # one per (servable, version) serves every graph instance.
+        self._sessions: dict[tuple[str, int], ModelSession | PipelineSession] = {}
 
     def session(self, name: str, version: int) -> ModelSession | PipelineSession:
+        """The servable as it can serve now; raises ``StatusError`` when it cannot."""
         registry = self._registry
         if name in registry.models:
-            registry.model(name).serving_version(version)  # raises if it cannot serve now
-            return ModelSession(registry, name, version)
-        pipeline = registry.pipelines.get(name)
-        if pipeline is not None:  # a pipeline has one version; OVMS ignores the one asked
-            pipeline.serving()
-            return PipelineSession(registry, name, self._loop)
-        raise status_error(StatusCode.MODEL_NAME_MISSING, f"name: {name}")
+            registry.model(name).serving_version(version)
+            kind = ModelSession
+        elif name in registry.pipelines:  # one version; OVMS ignores the one asked
+            registry.pipelines[name].serving()
+            kind = PipelineSession
+        else:
+            raise status_error(StatusCode.MODEL_NAME_MISSING, f"name: {name}")
+        found = self._sessions.get((name, version))
+        if type(found) is not kind:
+            found = self._sessions[(name, version)] = (
+                ModelSession(registry, name, version)
+                if kind is ModelSession
+                else PipelineSession(registry, name, self._loop)
+            )
+        return found
 
     def ports(self, name: str, version: int) -> tuple[dict, dict] | None:
         registry = self._registry

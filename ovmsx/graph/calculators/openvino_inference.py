@@ -72,6 +72,7 @@ class _Port:
 
 class InferenceNode(CalculatorNode):
     may_run_on_loop = True
+    single_timestamp = True
 
     def __init__(self, node: NodeConfig, load: GraphLoad) -> None:
         super().__init__(node, load)

@@ -54,6 +54,7 @@ class SessionNode(CalculatorNode):
         return SessionCalculator(self)
 
     may_run_on_loop = True
+    single_timestamp = True
 
     def ports(self) -> tuple[dict, dict] | None:
         """The servable's (inputs, outputs) by name, as it is now; None if unknown."""

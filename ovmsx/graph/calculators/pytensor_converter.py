@@ -44,6 +44,7 @@ def _key(ref: StreamRef) -> str:
 
 class ConverterNode(CalculatorNode):
     may_run_on_loop = True
+    single_timestamp = True
 
     def __init__(self, node: NodeConfig, load: GraphLoad) -> None:
         super().__init__(node, load)

@@ -25,6 +25,7 @@ from ovmsx.graph.calculator import (
     CalculatorNode,
     GraphLoad,
     NodeFailure,
+    UserCodeNode,
 )
 from ovmsx.graph.graph_config import NodeConfig
 from ovmsx.graph.python_handler import create_model, import_handler, takes_graph_state
@@ -44,9 +45,10 @@ def _contract_error(node: NodeConfig, problem: str):
     )
 
 
-class PythonExecutorNode(CalculatorNode):
+class PythonExecutorNode(UserCodeNode, CalculatorNode):
     def __init__(self, node: NodeConfig, load: GraphLoad) -> None:
         super().__init__(node, load)
+        self.start_timing()
         options = node.options.get(OPTIONS)
         if options is None:
             raise status_error(StatusCode.PYTHON_NODE_MISSING_OPTIONS, f"node {node.label}")
@@ -83,6 +85,8 @@ class PythonExecutorNode(CalculatorNode):
         )
         self.output_tags = {ref.name: ref.tag_index for ref in node.outputs if ref.tag != LOOPBACK}
         self.loopback = next((ref.tag_index for ref in node.outputs if ref.tag == LOOPBACK), None)
+        # Without LOOPBACK a node answers each input at its own timestamp, once.
+        self.single_timestamp = self.loopback is None
         self.model: object | None = None
         self.pass_state = False
 

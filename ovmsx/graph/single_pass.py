@@ -1,0 +1,196 @@
+"""One timestamp through a graph in one pass: the fast path for unary requests.
+
+A unary request puts every graph input at one timestamp. When every node runs once per
+timestamp and emits only at it (``CalculatorNode.single_timestamp``), synchronizes its inputs
+the default or immediate way, and no input is a back edge, MediaPipe's scheduling comes down
+to: open the nodes upstream first, run each node once, upstream first, with the inputs that
+hold a packet (a node none of whose inputs got one does not run), then close them. This is
+what the general scheduler (graph_run.py) would do for such a request, without its queues,
+bounds and repeated scans; ``SinglePass.fits`` says, at load, whether a graph qualifies.
+
+Errors read exactly as the general scheduler's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ovmsx.graph.calculator import Calculator, CalculatorContext, CalculatorNode, NodeFailure
+from ovmsx.graph.graph_plan import GraphPlan, NodePlan
+from ovmsx.graph.graph_run import calculator_failure, missing_side_packet
+from ovmsx.graph.packet import UNSET, Packet
+from ovmsx.status import StatusCode, StatusError, status_error
+
+_ONE_PASS_POLICIES = frozenset({"DefaultInputStreamHandler", "ImmediateInputStreamHandler"})
+
+
+@dataclass(frozen=True)
+class _Step:
+    label: str
+    node: CalculatorNode
+    inputs: tuple[tuple[str, str], ...]  # (tag_index, stream)
+    outputs: Mapping[str, str]  # tag_index -> stream
+    side_inputs: tuple[tuple[str, str], ...]  # (tag_index, side packet name)
+    side_outputs: Mapping[str, str]  # tag_index -> side packet name
+
+    @classmethod
+    def of(cls, plan: NodePlan) -> _Step:
+        return cls(
+            label=plan.label,
+            node=plan.calculator,
+            inputs=tuple((tag_index, stream) for tag_index, stream, _ in plan.inputs),
+            outputs=dict(plan.outputs),
+            side_inputs=plan.side_inputs,
+            side_outputs=dict(plan.side_outputs),
+        )
+
+
+class _Failed(Exception):
+    def __init__(self, error: StatusError) -> None:
+        self.error = error
+
+
+class SinglePass:
+    def __init__(self, plan: GraphPlan) -> None:
+        self._steps = tuple(_Step.of(node) for node in plan.nodes)
+        self._observed = frozenset(plan.output_streams)
+
+    @staticmethod
+    def fits(plan: GraphPlan) -> bool:
+        return all(
+            node.calculator.single_timestamp
+            and node.policy in _ONE_PASS_POLICIES
+            and not any(back for _, _, back in node.inputs)
+            for node in plan.nodes
+        )
+
+    def run(
+        self,
+        side_packets: Mapping[str, object],
+        inputs: Sequence[tuple[str, object]],
+        timestamp: int,
+    ) -> dict[str, Packet]:
+        """The first packet of every graph output stream that got one (on a worker)."""
+        # With awaiting=False the coroutine never suspends: one send() runs it to the end.
+        coroutine = self._run(side_packets, inputs, timestamp, awaiting=False)
+        try:
+            coroutine.send(None)
+        except StopIteration as done:
+            return done.value
+        coroutine.close()
+        raise AssertionError("a single pass run without awaiting suspended")
+
+    async def run_async(
+        self,
+        side_packets: Mapping[str, object],
+        inputs: Sequence[tuple[str, object]],
+        timestamp: int,
+    ) -> dict[str, Packet]:
+        """The same on the event loop: nodes with ``process_async`` are awaited."""
+        return await self._run(side_packets, inputs, timestamp, awaiting=True)
+
+    async def _run(self, side_packets, inputs, timestamp, awaiting: bool) -> dict[str, Packet]:
+        values: dict[str, object] = dict(inputs)  # stream -> its packet's value at `timestamp`
+        if len(values) < len(inputs):
+            names = [stream for stream, _ in inputs]
+            twice = sorted({stream for stream in names if names.count(stream) > 1})
+            raise status_error(
+                StatusCode.MEDIAPIPE_GRAPH_ADD_PACKET_INPUT_STREAM,
+                f"two packets at timestamp {timestamp} on input stream {', '.join(twice)}",
+            )
+        first = {s: Packet(v, timestamp) for s, v in values.items() if s in self._observed}
+        sides = dict(side_packets)
+        opened: list[tuple[_Step, Calculator, dict, dict]] = []
+        error: StatusError | None = None
+        try:
+            for step in self._steps:
+                calculator = step.node.create()
+                own_sides, state = self._side_inputs(step, sides), {}
+                opened.append((step, calculator, own_sides, state))
+                if type(calculator).open is Calculator.open:
+                    continue  # most calculators have nothing to open
+                context = CalculatorContext(UNSET, {}, own_sides, state)
+                _call(step, calculator.open, context, "open")
+                for tag_index, value in context.side_outputs.items():
+                    name = step.side_outputs.get(tag_index)
+                    if name is None:
+                        message = f"the node has no output side packet {tag_index}"
+                        raise _Failed(calculator_failure(step.label, "INTERNAL", message, "open"))
+                    sides[name] = value
+            for step, calculator, own_sides, state in opened:
+                present = {tag: values[s] for tag, s in step.inputs if s in values}
+                if not present:
+                    continue  # nothing arrived at this timestamp: MediaPipe does not run it
+                context = CalculatorContext(timestamp, present, own_sides, state)
+                if awaiting and hasattr(calculator, "process_async"):
+                    try:
+                        await calculator.process_async(context)
+                    except Exception as failure:
+                        raise _Failed(_failure(step, failure, "process")) from None
+                else:
+                    _call(step, calculator.process, context, "process")
+                self._emit(step, context, values, first)
+        except _Failed as failed:
+            error = failed.error
+        for step, calculator, own_sides, state in opened:
+            if type(calculator).close is Calculator.close:
+                continue
+            try:
+                _call(
+                    step, calculator.close, CalculatorContext(UNSET, {}, own_sides, state), "close"
+                )
+            except _Failed as failed:
+                error = error or failed.error
+        if error is not None:
+            raise error
+        return first
+
+    @staticmethod
+    def _side_inputs(step: _Step, sides: dict[str, object]) -> dict[str, object]:
+        own = {}
+        optional = step.node.optional_side_packets
+        for tag_index, name in step.side_inputs:
+            if name in sides:
+                own[tag_index] = sides[name]
+            elif tag_index.partition(":")[0] not in optional:
+                raise _Failed(missing_side_packet(step.label, name, tag_index))
+        return own
+
+    def _emit(self, step: _Step, context: CalculatorContext, values: dict, first: dict) -> None:
+        for tag_index, value, at in context.emitted:
+            stream = step.outputs.get(tag_index)
+            if stream is None:
+                message = f"the node has no output stream {tag_index}"
+                raise _Failed(calculator_failure(step.label, "INTERNAL", message, "process"))
+            if at != context.timestamp or stream in values:
+                message = (
+                    f"a second packet on stream {stream}"
+                    if at == context.timestamp
+                    else f"a packet at timestamp {at} on stream {stream}, not {context.timestamp}"
+                )
+                raise _Failed(
+                    calculator_failure(step.label, "INVALID_ARGUMENT", message, "process")
+                )
+            values[stream] = value
+            if stream in self._observed:
+                first.setdefault(stream, Packet(value, at))
+
+
+def _call(step: _Step, method, context: CalculatorContext, stage: str) -> None:
+    timer = step.node.timer
+    try:
+        if timer is None:
+            method(context)
+        else:
+            timer.timed(method, context)
+    except Exception as failure:
+        raise _Failed(_failure(step, failure, stage)) from None
+
+
+def _failure(step: _Step, failure: Exception, stage: str) -> StatusError:
+    if isinstance(failure, NodeFailure):
+        return calculator_failure(step.label, failure.code, str(failure), stage)
+    # A calculator bug: the request fails, the server goes on.
+    message = f"{type(failure).__name__}: {failure}"
+    return calculator_failure(step.label, "INTERNAL", message, stage)
