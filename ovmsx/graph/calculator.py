@@ -169,7 +169,7 @@ class CalculatorNode:
     # Whether the node only ever emits at the timestamp it processes and runs once per
     # timestamp, so a unary request can run it in one pass (see single_pass.py).
     single_timestamp: bool = False
-    # For nodes running user code: how long their open/process/close calls take. The
+    # For nodes running user code: how long their Process calls take. The
     # scheduler feeds it; the node reads it to decide ``may_run_on_loop``.
     timer: CallTimer | None = None
     # Input side packet tags the node can do without (MediaPipe's Optional()): a graph

@@ -261,7 +261,8 @@ class GraphRun:
                 slot.bound = max(slot.bound, bound)
 
     def _call(self, node: _Node, method, context: CalculatorContext) -> None:
-        timer = node.plan.calculator.timer
+        # Only Process calls are timed: they are what runs per request.
+        timer = node.plan.calculator.timer if method.__name__ == "process" else None
         try:
             if timer is None:
                 method(context)

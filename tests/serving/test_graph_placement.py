@@ -1,0 +1,75 @@
+"""Where a unary graph runs: quick Python nodes move onto the event loop, a slow one moves back.
+
+The handler reports the name of the thread that ran it: the loop's is ``MainThread``, graph
+workers are ``ovmsx-graph-*``. Whatever the placement, the answers are the same.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import tritonclient.grpc as grpcclient
+from graph_streams import tensor_input
+from serving_graphs import graph_text, python_node
+from serving_process import served
+
+from ovmsx.call_timer import WARM_UP_CALLS
+
+HANDLER = """
+import threading
+import time
+import numpy as np
+from pyovms import Tensor
+
+class OvmsPythonModel:
+    def execute(self, inputs):
+        value = int(np.array(inputs[0])[0])
+        if value < 0:
+            time.sleep(-value / 1000)  # a call that turns slow
+        name = threading.current_thread().name.encode()
+        twice = np.array([2 * value], np.int32)
+        return [Tensor("thread", np.frombuffer(name, np.uint8)), Tensor("twice", twice)]
+"""
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("placement")
+    folder = root / "where"
+    folder.mkdir()
+    (folder / "where.py").write_text(HANDLER)
+    (folder / "graph.pbtxt").write_text(
+        graph_text(
+            ["OVMS_PY_TENSOR:value"],
+            ["OVMS_PY_TENSOR_A:thread", "OVMS_PY_TENSOR_B:twice"],
+            [python_node("where", "where.py", ["IN:value"], ["THREAD:thread", "TWICE:twice"])],
+        )
+    )
+    config = root / "config.json"
+    config.write_text(
+        json.dumps({"model_config_list": [], "mediapipe_config_list": [{"name": "where"}]})
+    )
+    with served(config, root) as server:
+        yield server.url
+
+
+def _call(client: grpcclient.InferenceServerClient, value: int) -> tuple[str, int]:
+    result = client.infer("where", [tensor_input("value", np.array([value], np.int32))])
+    return result.as_numpy("thread").tobytes().decode(), int(result.as_numpy("twice")[0])
+
+
+def test_a_quick_node_moves_to_the_loop_and_a_slow_call_sends_it_back(url: str) -> None:
+    with grpcclient.InferenceServerClient(url) as client:
+        seen = [_call(client, n) for n in range(WARM_UP_CALLS + 4)]
+        assert [twice for _, twice in seen] == [2 * n for n in range(WARM_UP_CALLS + 4)]
+        threads = [thread for thread, _ in seen]
+        assert all(t.startswith("ovmsx-graph") for t in threads[:WARM_UP_CALLS])
+        assert threads[-1] == "MainThread"
+        # One slow call (on the loop, measured there) ...
+        assert _call(client, -300) == ("MainThread", -600)
+        # ... and the next ones run on workers again, with the same answers.
+        after = [_call(client, n) for n in range(3)]
+        assert [twice for _, twice in after] == [0, 2, 4]
+        assert all(thread.startswith("ovmsx-graph") for thread, _ in after)
