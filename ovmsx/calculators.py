@@ -3,9 +3,6 @@
 See docs/graphs.md ("Python calculators") for the contract.
 """
 
-# The built-in calculators first: they register into the registry, which imports them back
-# through python_calculator (importing the registry first would meet it half made).
-from ovmsx.graph import calculators as _built_in  # noqa: F401
 from ovmsx.graph.calculator import CalculatorContext, NodeFailure
 from ovmsx.graph.calculator_registry import register_calculator
 from ovmsx.graph.image_frame import ImageFrame

@@ -133,3 +133,9 @@ def _describe(origin: object) -> str:
     if isinstance(origin, type):
         return f"{origin.__module__}.{origin.__qualname__}"
     return str(origin)
+
+
+# The built-in calculators register themselves when their package is imported; importing it
+# here (after register_factory exists) makes every lookup see them, whichever module a caller
+# imported first.
+from ovmsx.graph import calculators as _built_in  # noqa: E402, F401

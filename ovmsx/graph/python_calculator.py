@@ -19,7 +19,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from ovmsx.graph.calculator import Calculator, CalculatorNode, GraphLoad, UserCodeNode
-from ovmsx.graph.calculators.contract import contract_error
+from ovmsx.graph.contract import contract_error
 from ovmsx.graph.graph_config import NodeConfig, StreamRef
 
 OPTIONS = "mediapipe.PythonCalculatorOptions"

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ovmsx.config.mediapipe_config import MediapipeConfig
-from ovmsx.graph import calculators as _built_in  # noqa: F401  (registers the built-ins)
 from ovmsx.graph.calculator import CalculatorNode, GraphLoad, ServableResolver
 from ovmsx.graph.calculator_registry import import_modules, known_names, lookup
 from ovmsx.graph.graph_config import GraphConfig, parse_graph

@@ -12,8 +12,8 @@ from __future__ import annotations
 import enum
 
 from ovmsx import _core
-from ovmsx.graph.calculators.contract import TENSORFLOW_PREFIXES
 from ovmsx.graph.calculators.openvino_inference import MEDIAPIPE_TENSOR_DATATYPES
+from ovmsx.graph.contract import TENSORFLOW_PREFIXES
 from ovmsx.graph.graph_config import StreamRef
 from ovmsx.graph.image_frame import INPUT_FORMATS, ImageFrame
 from ovmsx.status import StatusCode, status_error

@@ -3,6 +3,7 @@ contract checked at load, the lifecycle, and the ``ovmsx.calculators`` entry poi
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -391,3 +392,19 @@ def test_a_graph_runs_an_entry_point_calculator_without_listing_modules(plugin) 
     run.close_inputs()
     run.drain()
     assert (run.error, outputs) == (None, [("out", -4)])
+
+
+@pytest.mark.parametrize(
+    "first",
+    ["ovmsx.calculators", "ovmsx.graph.calculator_registry", "ovmsx.graph.python_calculator"],
+)
+def test_the_public_module_imports_first_in_a_fresh_interpreter(first: str) -> None:
+    # Users unit-test their calculators without a server: no import order may be required.
+    code = (
+        f"import {first}\n"
+        "from ovmsx.calculators import PythonCalculator, register_calculator\n"
+        "from ovmsx.graph.calculator_registry import lookup\n"
+        "assert lookup('OpenVINOInferenceCalculator') is not None\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr

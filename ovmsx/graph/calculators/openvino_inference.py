@@ -31,8 +31,8 @@ from ovmsx.graph.calculator import (
     GraphLoad,
     NodeFailure,
 )
-from ovmsx.graph.calculators.contract import contract_error, refuse_tensorflow_tags, unique_tags
 from ovmsx.graph.calculators.openvino_session import SESSION_TAG, SessionNode
+from ovmsx.graph.contract import contract_error, refuse_tensorflow_tags, unique_tags
 from ovmsx.graph.graph_config import NodeConfig, StreamRef
 from ovmsx.status import StatusError
 

@@ -17,7 +17,7 @@ from ovmsx.graph.calculator import (
     GraphLoad,
     NodeFailure,
 )
-from ovmsx.graph.calculators.contract import contract_error
+from ovmsx.graph.contract import contract_error
 from ovmsx.graph.graph_config import NodeConfig
 from ovmsx.status import StatusError
 

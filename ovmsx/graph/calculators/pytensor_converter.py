@@ -22,7 +22,7 @@ from ovmsx.graph.calculator import (
     GraphLoad,
     NodeFailure,
 )
-from ovmsx.graph.calculators.contract import contract_error
+from ovmsx.graph.contract import contract_error
 from ovmsx.graph.graph_config import NodeConfig, StreamRef
 from ovmsx.pipeline.shards import renamed
 
