@@ -14,11 +14,12 @@ from ovmsx import Tensor
 from ovmsx.calculators import (
     CalculatorContext,
     ImageFrame,
+    ModelInferRequest,
+    ModelInferResponse,
     NodeFailure,
     PythonCalculator,
     register_calculator,
 )
-from ovmsx.frontend.grpc_predict_v2_pb2 import ModelInferRequest, ModelInferResponse
 
 
 @register_calculator

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ovmsx.graph.calculator import Calculator, CalculatorContext, NodeFailure
+from ovmsx.graph.calculator import Calculator, CalculatorContext, CalculatorNode, NodeFailure
 from ovmsx.graph.graph_plan import GraphPlan, NodePlan
 from ovmsx.graph.input_policies import POLICIES, InputSlot, SyncSetPolicy
 from ovmsx.graph.packet import DONE, UNSET, Packet
@@ -122,6 +122,14 @@ class GraphRun:
     def drain(self, budget: int = 1 << 62) -> bool:
         """Run ready nodes, upstream first, until nothing can run or ``budget`` calls were
         made; True when work is left (call again)."""
+        return run_without_suspending(self._drain(budget, awaiting=False))
+
+    async def drain_async(self) -> None:
+        """Like ``drain`` without a budget, on the event loop: calculators that have a
+        ``process_async`` (OpenVINO inference) are awaited instead of blocking a thread."""
+        await self._drain(1 << 62, awaiting=True)
+
+    async def _drain(self, budget: int, awaiting: bool) -> bool:
         calls = 0
         progress = True
         while progress and self.error is None:
@@ -133,31 +141,15 @@ class GraphRun:
                 if selection is None:
                     progress = self._settle(node) or progress
                     continue
-                self._process(node, *selection)
+                if awaiting and hasattr(node.calculator, "process_async"):
+                    await self._process_async(node, *selection)
+                else:
+                    self._process(node, *selection)
                 progress = True
                 calls += 1
                 if calls >= budget:
                     return self.error is None
         return False
-
-    async def drain_async(self) -> None:
-        """Like ``drain`` without a budget, on the event loop: calculators that have a
-        ``process_async`` (OpenVINO inference) are awaited instead of blocking a thread."""
-        progress = True
-        while progress and self.error is None:
-            progress = False
-            for node in self._nodes:
-                if node.closed or self.error is not None:
-                    continue
-                selection = node.policy.select()
-                if selection is None:
-                    progress = self._settle(node) or progress
-                    continue
-                if hasattr(node.calculator, "process_async"):
-                    await self._process_async(node, *selection)
-                else:
-                    self._process(node, *selection)
-                progress = True
 
     def abort(self) -> None:
         """End the instance now: close every calculator that is still open."""
@@ -199,10 +191,8 @@ class GraphRun:
         context = self._take(node, timestamp, slots)
         try:
             await node.calculator.process_async(context)
-        except NodeFailure as failure:
-            self._fail(node, failure.code, str(failure))
-        except Exception as error:  # a calculator bug: the instance fails, the server goes on
-            self._fail(node, "INTERNAL", f"{type(error).__name__}: {error}")
+        except Exception as failure:
+            self._record(failure_of(node.label, failure, "process"))
         self._emit_all(node, context)
 
     def _take(self, node: _Node, timestamp: int, slots: list[InputSlot]) -> CalculatorContext:
@@ -261,21 +251,49 @@ class GraphRun:
                 slot.bound = max(slot.bound, bound)
 
     def _call(self, node: _Node, method, context: CalculatorContext) -> None:
-        # Only Process calls are timed: they are what runs per request.
-        timer = node.plan.calculator.timer if method.__name__ == "process" else None
-        try:
-            if timer is None:
-                method(context)
-            else:
-                timer.timed(method, context)
-        except NodeFailure as failure:
-            self._fail(node, failure.code, str(failure), method.__name__)
-        except Exception as error:  # a calculator bug: the instance fails, the server goes on
-            self._fail(node, "INTERNAL", f"{type(error).__name__}: {error}", method.__name__)
+        self._record(invoke(node.plan.calculator, node.label, method, context))
+
+    def _record(self, error: StatusError | None) -> None:
+        if self.error is None:
+            self.error = error
 
     def _fail(self, node: _Node, code: str, message: str, stage: str = "process") -> None:
-        if self.error is None:
-            self.error = calculator_failure(node.label, code, message, stage)
+        self._record(calculator_failure(node.label, code, message, stage))
+
+
+def run_without_suspending(coroutine):
+    """Run a coroutine that never awaits anything to its end, on this thread, and return its
+    result: how the schedulers share one body between their worker and event-loop forms."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    raise AssertionError("a coroutine meant to run without awaiting suspended")
+
+
+def invoke(
+    node: CalculatorNode, label: str, method, context: CalculatorContext
+) -> StatusError | None:
+    """Call a calculator's open/process/close; its failure as the request's error, if any.
+    Process calls of user-code nodes are timed (see ``CalculatorNode.timer``)."""
+    stage = method.__name__
+    timer = node.timer if stage == "process" else None
+    try:
+        if timer is None:
+            method(context)
+        else:
+            timer.timed(method, context)
+    except Exception as failure:
+        return failure_of(label, failure, stage)
+    return None
+
+
+def failure_of(label: str, failure: Exception, stage: str) -> StatusError:
+    if isinstance(failure, NodeFailure):
+        return calculator_failure(label, failure.code, str(failure), stage)
+    # A calculator bug: the instance fails, the server goes on.
+    return calculator_failure(label, "INTERNAL", f"{type(failure).__name__}: {failure}", stage)
 
 
 def calculator_failure(label: str, code: str, message: str, stage: str) -> StatusError:

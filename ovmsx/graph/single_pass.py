@@ -16,9 +16,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ovmsx.graph.calculator import Calculator, CalculatorContext, CalculatorNode, NodeFailure
+from ovmsx.graph.calculator import Calculator, CalculatorContext, CalculatorNode
 from ovmsx.graph.graph_plan import GraphPlan, NodePlan
-from ovmsx.graph.graph_run import calculator_failure, missing_side_packet
+from ovmsx.graph.graph_run import (
+    calculator_failure,
+    failure_of,
+    invoke,
+    missing_side_packet,
+    run_without_suspending,
+)
 from ovmsx.graph.packet import UNSET, Packet
 from ovmsx.status import StatusCode, StatusError, status_error
 
@@ -72,14 +78,7 @@ class SinglePass:
         timestamp: int,
     ) -> dict[str, Packet]:
         """The first packet of every graph output stream that got one (on a worker)."""
-        # With awaiting=False the coroutine never suspends: one send() runs it to the end.
-        coroutine = self._run(side_packets, inputs, timestamp, awaiting=False)
-        try:
-            coroutine.send(None)
-        except StopIteration as done:
-            return done.value
-        coroutine.close()
-        raise AssertionError("a single pass run without awaiting suspended")
+        return run_without_suspending(self._run(side_packets, inputs, timestamp, awaiting=False))
 
     async def run_async(
         self,
@@ -111,7 +110,7 @@ class SinglePass:
                 if type(calculator).open is Calculator.open:
                     continue  # most calculators have nothing to open
                 context = CalculatorContext(UNSET, {}, own_sides, state)
-                _call(step, calculator.open, context, "open")
+                _call(step, calculator.open, context)
                 for tag_index, value in context.side_outputs.items():
                     name = step.side_outputs.get(tag_index)
                     if name is None:
@@ -127,9 +126,9 @@ class SinglePass:
                     try:
                         await calculator.process_async(context)
                     except Exception as failure:
-                        raise _Failed(_failure(step, failure, "process")) from None
+                        raise _Failed(failure_of(step.label, failure, "process")) from None
                 else:
-                    _call(step, calculator.process, context, "process")
+                    _call(step, calculator.process, context)
                 self._emit(step, context, values, first)
         except _Failed as failed:
             error = failed.error
@@ -137,9 +136,7 @@ class SinglePass:
             if type(calculator).close is Calculator.close:
                 continue
             try:
-                _call(
-                    step, calculator.close, CalculatorContext(UNSET, {}, own_sides, state), "close"
-                )
+                _call(step, calculator.close, CalculatorContext(UNSET, {}, own_sides, state))
             except _Failed as failed:
                 error = error or failed.error
         if error is not None:
@@ -177,21 +174,7 @@ class SinglePass:
                 first.setdefault(stream, Packet(value, at))
 
 
-def _call(step: _Step, method, context: CalculatorContext, stage: str) -> None:
-    # Only Process calls are timed: they are what runs per request.
-    timer = step.node.timer if stage == "process" else None
-    try:
-        if timer is None:
-            method(context)
-        else:
-            timer.timed(method, context)
-    except Exception as failure:
-        raise _Failed(_failure(step, failure, stage)) from None
-
-
-def _failure(step: _Step, failure: Exception, stage: str) -> StatusError:
-    if isinstance(failure, NodeFailure):
-        return calculator_failure(step.label, failure.code, str(failure), stage)
-    # A calculator bug: the request fails, the server goes on.
-    message = f"{type(failure).__name__}: {failure}"
-    return calculator_failure(step.label, "INTERNAL", message, stage)
+def _call(step: _Step, method, context: CalculatorContext) -> None:
+    error = invoke(step.node, step.label, method, context)
+    if error is not None:
+        raise _Failed(error)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 from ovmsx.graph.calculator import CalculatorNode
 from ovmsx.graph.graph_plan import GraphPlan
-from ovmsx.graph.graph_run import GraphRun
+from ovmsx.graph.graph_run import GraphRun, run_without_suspending
 from ovmsx.graph.graph_workers import SerialJobs, WorkerPool
 from ovmsx.graph.packet import Packet
 from ovmsx.graph.single_pass import SinglePass
@@ -40,13 +40,8 @@ def run_unary(
     timestamp: int,
 ) -> dict[str, Packet]:
     """Feed one request, close the inputs, run to the end; the first packet of every output."""
-    first: dict[str, Packet] = {}
-    run = _started(plan, side_packets, inputs, timestamp, first)
-    try:
-        run.drain()
-    finally:
-        run.abort()
-    return _answer(plan, run, first)
+    unary = _unary(plan, side_packets, inputs, timestamp, awaiting=False)
+    return run_without_suspending(unary)
 
 
 async def run_unary_async(
@@ -56,10 +51,17 @@ async def run_unary_async(
     timestamp: int,
 ) -> dict[str, Packet]:
     """``run_unary`` on the event loop, inference awaited."""
+    return await _unary(plan, side_packets, inputs, timestamp, awaiting=True)
+
+
+async def _unary(plan, side_packets, inputs, timestamp, awaiting: bool) -> dict[str, Packet]:
     first: dict[str, Packet] = {}
     run = _started(plan, side_packets, inputs, timestamp, first)
     try:
-        await run.drain_async()
+        if awaiting:
+            await run.drain_async()
+        else:
+            run.drain()
     finally:
         run.abort()
     return _answer(plan, run, first)

@@ -3,45 +3,21 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import tritonclient.grpc as grpcclient
-from serving_process import ServerProcess
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "graph_openvino"
-
-
-def _prepared(tmp_path: Path) -> Path:
-    folder = tmp_path / "graph_openvino"
-    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("models"))
-    subprocess.run([sys.executable, str(folder / "prepare.py")], check=True, cwd=tmp_path)
-    return folder
+from serving_examples import prepared_copy, run_client
+from serving_process import served
 
 
 def test_example_client_gets_the_graph_answer(tmp_path) -> None:
-    folder = _prepared(tmp_path)
-    server = ServerProcess(["--config_path", str(folder / "config.json")], tmp_path)
-    try:
-        server.wait_ready()
-        done = subprocess.run(
-            [sys.executable, str(folder / "client.py"), "--url", server.url],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert "ok: the graph ran dummy, then add" in done.stdout
-    finally:
-        assert server.stop() == 0, server.log()
+    folder = prepared_copy("graph_openvino", tmp_path)
+    with served(folder / "config.json", tmp_path) as server:
+        assert "ok: the graph ran dummy, then add" in run_client(folder, server.url)
 
 
 def test_models_from_the_graph_subconfig_serve_the_same_graph(tmp_path) -> None:
-    folder = _prepared(tmp_path)
+    folder = prepared_copy("graph_openvino", tmp_path)
     graph_dir = folder / "dummy_add"
     models = {
         "model_config_list": [
@@ -54,9 +30,7 @@ def test_models_from_the_graph_subconfig_serve_the_same_graph(tmp_path) -> None:
     config.write_text(
         json.dumps({"model_config_list": [], "mediapipe_config_list": [{"name": "dummy_add"}]})
     )
-    server = ServerProcess(["--config_path", str(config)], tmp_path)
-    try:
-        server.wait_ready()
+    with served(config, tmp_path) as server:
         in1 = np.random.default_rng(1).uniform(-5, 5, (1, 10)).astype(np.float32)
         in2 = np.random.default_rng(2).uniform(-5, 5, (1, 10)).astype(np.float32)
         with grpcclient.InferenceServerClient(server.url) as client:
@@ -73,5 +47,3 @@ def test_models_from_the_graph_subconfig_serve_the_same_graph(tmp_path) -> None:
             "1",
             "my_id",
         )
-    finally:
-        assert server.stop() == 0, server.log()

@@ -4,48 +4,35 @@ random row against numpy and the graph's metadata."""
 from __future__ import annotations
 
 import importlib.util
-import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 import tritonclient.grpc as grpcclient
+from serving_examples import prepared_copy, run_client
 from serving_process import ServerProcess, served
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "graph_python_openvino"
 
 
 @pytest.fixture(scope="module")
 def example(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, ServerProcess]]:
     """The example copied to a temporary folder, prepared, and served."""
     root = tmp_path_factory.mktemp("example")
-    folder = root / "graph_python_openvino"
-    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("models", "__pycache__"))
-    subprocess.run([sys.executable, str(folder / "prepare.py")], check=True, cwd=root)
+    folder = prepared_copy("graph_python_openvino", root)
     with served(folder / "config.json", root) as server:
         yield folder, server
 
 
 def test_example_client_gets_the_answers_numpy_gets(example) -> None:
     folder, server = example
-    done = subprocess.run(
-        [sys.executable, str(folder / "client.py"), "--url", server.url],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr + server.log()
+    output = run_client(folder, server.url, server.log())
     for line in (
         "black row: [0, 0, 0, 0, 0, 0, 0, 0] -> dark",
         "left-to-right ramp: [0, 36, 72, 109, 145, 182, 218, 255] -> rising",
         "right-to-left ramp: [255, 218, 182, 145, 109, 72, 36, 0] -> falling",
         "ok: the graph's answers match numpy",
     ):
-        assert line in done.stdout, done.stdout
+        assert line in output, output
 
 
 def _prepare_module(folder: Path):

@@ -3,41 +3,22 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import tritonclient.grpc as grpcclient
+from serving_examples import prepared_copy, run_client
 from serving_pipelines import fp32_input
-from serving_process import ServerProcess
+from serving_process import served
 
 import ovmsx.custom_nodes
 from ovmsx import _core
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "pipelines"
-
 
 def test_pipeline_example_client_gets_the_right_answers(tmp_path) -> None:
-    folder = tmp_path / "pipelines"
-    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("config.json", "models"))
-    subprocess.run([sys.executable, str(folder / "prepare.py")], check=True, cwd=tmp_path)
-    server = ServerProcess(["--config_path", str(folder / "config.json")], tmp_path)
-    try:
-        server.wait_ready()
-        done = subprocess.run(
-            [sys.executable, str(folder / "client.py"), "--url", server.url],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert "ok: both pipelines answered as expected" in done.stdout
+    folder = prepared_copy("pipelines", tmp_path)
+    with served(folder / "config.json", tmp_path) as server:
+        assert "ok: both pipelines answered as expected" in run_client(folder, server.url)
         _same_as_the_steps_by_hand(server.url, json.loads((folder / "config.json").read_text()))
-    finally:
-        assert server.stop() == 0, server.log()
 
 
 def _same_as_the_steps_by_hand(url: str, config: dict) -> None:

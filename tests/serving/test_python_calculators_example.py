@@ -2,37 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import tritonclient.grpc as grpcclient
-from serving_process import ServerProcess
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "python_calculators"
+from serving_examples import prepared_copy, run_client
+from serving_process import served
 
 
 def test_python_calculators_example_client_gets_the_right_answers(tmp_path) -> None:
-    folder = tmp_path / "python_calculators"
-    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("models", "__pycache__"))
-    subprocess.run([sys.executable, str(folder / "prepare.py")], check=True, cwd=tmp_path)
-    server = ServerProcess(["--config_path", str(folder / "config.json")], tmp_path)
-    try:
-        server.wait_ready()
-        done = subprocess.run(
-            [sys.executable, str(folder / "client.py"), "--url", server.url],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert "ok: both graphs answered as expected" in done.stdout
+    folder = prepared_copy("python_calculators", tmp_path)
+    with served(folder / "config.json", tmp_path) as server:
+        assert "ok: both graphs answered as expected" in run_client(folder, server.url)
         _same_as_the_model_on_the_image_resized_by_hand(server.url)
-    finally:
-        assert server.stop() == 0, server.log()
 
 
 def _same_as_the_model_on_the_image_resized_by_hand(url: str) -> None:
