@@ -13,11 +13,8 @@
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
-import os
-import shlex
 import statistics
 import sys
 import tempfile
@@ -27,9 +24,8 @@ from pathlib import Path
 
 import bench_models
 import numpy as np
+import perf_bench
 import perf_doc
-from bench_serving import start_ovmsx
-from perf_analyzer_runner import measure_round
 from tritonclient import grpc as triton
 
 import ovmsx.custom_nodes
@@ -129,45 +125,21 @@ def section(args, calls: list[float], rates: dict[tuple[str, int], list[float]])
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--perf-analyzer", default="perf_analyzer", metavar="PATH")
-    parser.add_argument("--ovmsx", default="ovmsx", help="command that starts ovmsx")
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[4])
-    parser.add_argument("--measurement-ms", type=int, default=3000)
-    parser.add_argument("--stability", type=float, default=20.0)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--calls", type=int, default=100_000)
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--no-write", action="store_true")
-    parser.add_argument("--doc", type=Path, default=perf_doc.DOC)
-    args = parser.parse_args()
-    args.load_before = os.getloadavg()[0]
+    def extra(parser) -> None:
+        parser.add_argument("--calls", type=int, default=100_000)
+        parser.add_argument("--repeats", type=int, default=7)
 
+    args = perf_bench.parse_arguments(__doc__, concurrency=[4], extra=extra)
     calls = per_call_us(args.calls, args.repeats)
     print(f"in-process call: {statistics.median(calls):.2f} µs", file=sys.stderr)
-    rates: dict[tuple[str, int], list[float]] = {}
     with ExitStack() as stack:
         root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench_cn-")))
         config, model = write_repository(root)
-        server = stack.enter_context(start_ovmsx(shlex.split(args.ovmsx), config, root))
-        check_answers(server.url, model)
-        for round_number in range(args.rounds):
-            measure_round(
-                args.perf_analyzer,
-                server.url,
-                dict.fromkeys(CONTENDERS, model.inputs),
-                round_number,
-                args.concurrency,
-                args.measurement_ms,
-                args.stability,
-                rates,
-            )
-
-    text = section(args, calls, rates)
-    print(text)
-    if not args.no_write:
-        perf_doc.write_section(text, SECTION, args.doc)
-        print(f"wrote {args.doc}")
+        contenders = dict.fromkeys(CONTENDERS, model.inputs)
+        rates = perf_bench.run_rounds(
+            args, stack, config, root, contenders, lambda server: check_answers(server.url, model)
+        )
+    perf_bench.publish(section(args, calls, rates), SECTION, args)
 
 
 if __name__ == "__main__":

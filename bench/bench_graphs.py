@@ -17,12 +17,8 @@ Runs alternate between contenders every round so that drift hits all alike.
 
 from __future__ import annotations
 
-import argparse
-import datetime
 import json
-import os
 import queue
-import shlex
 import statistics
 import sys
 import tempfile
@@ -33,10 +29,9 @@ from pathlib import Path
 
 import bench_models
 import numpy as np
-import perf_doc
-from bench_serving import Server, start_ovmsx
+import perf_bench
+from bench_serving import Server
 from infer_request_gen import InputSpec, make_inputs
-from perf_analyzer_runner import measure_round
 from tritonclient import grpc as triton
 
 SECTION = "bench_graphs"
@@ -167,16 +162,9 @@ def stream_rate(url: str, tokens: int) -> float:
         client.close()
 
 
-def section(args, rates: dict[tuple[str, int], list[float]], stream: list[float]) -> str:
-    date = datetime.date.today().isoformat()
-    lines = [
-        "## Graphs with Python nodes (`bench/bench_graphs.py`)",
-        "",
-        f"{date}; {perf_doc.machine(['openvino', 'grpcio'])}.",
-        f"perf_analyzer `dynamic_grpc`, {args.rounds} rounds of {args.measurement_ms} ms "
-        "windows, contenders alternating; median infer/s. Load average before the run: "
-        f"{args.load_before:.2f}.",
-        "",
+def section(args, rates: perf_bench.Rates, stream: list[float]) -> str:
+    lines = perf_bench.header("## Graphs with Python nodes (`bench/bench_graphs.py`)", args)
+    lines += [
         "| concurrency | `add_one` OpenVINO model | `py_add_one` one Python node | ratio "
         "| `py_chain` three Python nodes | ratio |",
         "|---|---|---|---|---|---|",
@@ -197,46 +185,31 @@ def section(args, rates: dict[tuple[str, int], list[float]], stream: list[float]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--perf-analyzer", default="perf_analyzer", metavar="PATH")
-    parser.add_argument("--ovmsx", default="ovmsx", help="command that starts ovmsx")
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4])
-    parser.add_argument("--measurement-ms", type=int, default=3000)
-    parser.add_argument("--stability", type=float, default=20.0)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--tokens", type=int, default=20000)
-    parser.add_argument("--no-write", action="store_true")
-    parser.add_argument("--doc", type=Path, default=perf_doc.DOC)
-    args = parser.parse_args()
-    args.load_before = os.getloadavg()[0]
-
-    rates: dict[tuple[str, int], list[float]] = {}
+    args = perf_bench.parse_arguments(
+        __doc__,
+        concurrency=[1, 4],
+        extra=lambda parser: parser.add_argument("--tokens", type=int, default=20000),
+    )
     stream: list[float] = []
+
+    def measure_stream(server: Server) -> None:
+        stream.append(stream_rate(server.url, args.tokens))
+        print(f"round {len(stream)} stream: {stream[-1]:,.0f}/s", file=sys.stderr)
+
     with ExitStack() as stack:
         root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench_graphs-")))
         config, model = write_repository(root)
-        server = stack.enter_context(start_ovmsx(shlex.split(args.ovmsx), config, root))
-        check_answers(server, model)
         contenders = {name: interface(name, model)[0] for name in CONTENDERS}
-        for round_number in range(args.rounds):
-            measure_round(
-                args.perf_analyzer,
-                server.url,
-                contenders,
-                round_number,
-                args.concurrency,
-                args.measurement_ms,
-                args.stability,
-                rates,
-            )
-            stream.append(stream_rate(server.url, args.tokens))
-            print(f"round {round_number + 1} stream: {stream[-1]:,.0f}/s", file=sys.stderr)
-
-    text = section(args, rates, stream)
-    print(text)
-    if not args.no_write:
-        perf_doc.write_section(text, SECTION, args.doc)
-        print(f"wrote {args.doc}")
+        rates = perf_bench.run_rounds(
+            args,
+            stack,
+            config,
+            root,
+            contenders,
+            lambda server: check_answers(server, model),
+            between_rounds=measure_stream,
+        )
+    perf_bench.publish(section(args, rates, stream), SECTION, args)
 
 
 if __name__ == "__main__":
