@@ -398,7 +398,7 @@ def test_a_graph_runs_an_entry_point_calculator_without_listing_modules(plugin) 
     "first",
     ["ovmsx.calculators", "ovmsx.graph.calculator_registry", "ovmsx.graph.python_calculator"],
 )
-def test_the_public_module_imports_first_in_a_fresh_interpreter(first: str) -> None:
+def test_the_public_module_imports_first_in_a_fresh_interpreter(first: str, tmp_path) -> None:
     # Users unit-test their calculators without a server: no import order may be required.
     code = (
         f"import {first}\n"
@@ -406,5 +406,8 @@ def test_the_public_module_imports_first_in_a_fresh_interpreter(first: str) -> N
         "from ovmsx.graph.calculator_registry import lookup\n"
         "assert lookup('OpenVINOInferenceCalculator') is not None\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    # Away from the source tree, which would shadow the installed package.
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
