@@ -77,6 +77,8 @@ class KServeService:
             await abort(context, error)
 
     async def _infer(self, message: bytes) -> bytes:
+        dispatcher = self._registry.dispatcher
+        dispatcher.requests += 1
         try:
             request = decode_infer_request(message)
             graph = self._registry.graphs.get(request.servable_name)
@@ -93,6 +95,8 @@ class KServeService:
         except Exception as error:  # a bug: answer it as one, keep serving
             log.exception("ModelInfer failed")
             raise status_error(StatusCode.INTERNAL_ERROR, repr(error)) from error
+        finally:
+            dispatcher.requests -= 1
 
     async def ModelStreamInfer(
         self, messages: AsyncIterator[bytes], context

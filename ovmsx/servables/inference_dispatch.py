@@ -24,6 +24,9 @@ class InferenceDispatcher:
         self.queue = _core.CompletionQueue()
         self._waiting: dict[int, asyncio.Future[list[_core.Tensor]]] = {}
         self._tokens = itertools.count(1)
+        # ModelInfer calls being answered on this loop right now (the frontend counts them):
+        # how busy the loop is, for graphs deciding whether to infer on it themselves.
+        self.requests = 0
         loop.add_reader(self.queue.fd, self._deliver)
 
     def close(self) -> None:
