@@ -29,10 +29,6 @@ class CallTimer:
         self._calls = 0
 
     @property
-    def warming_up(self) -> bool:
-        return self._calls < WARM_UP_CALLS
-
-    @property
     def quick(self) -> bool:
         return self._calls >= WARM_UP_CALLS and self._average < self._budget
 

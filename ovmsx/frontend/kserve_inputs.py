@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ovmsx import _core, bytes_codec
+from ovmsx.datatypes import element_size
 from ovmsx.status import StatusCode, status_error
 
 # Which InferTensorContents field carries a datatype, the numpy type that holds the field's
@@ -66,11 +67,9 @@ class KServeInput:
                 f"Negative dimension size is not acceptable: {_shape_text(self.shape)}; "
                 f"input name: {self.name}",
             )
-        # BF16 is a KServe datatype without a buffer format in pyovms's table (COMPAT §2.1), so
-        # the core knows no itemsize for it; an OpenVINO tensor takes it, two bytes an element.
-        # Python nodes get it the way OVMS gives it to them: as a custom datatype.
-        bf16 = self.datatype == "BF16" and not python
-        itemsize = 2 if bf16 else _core.datatype_itemsize(self.datatype)
+        # Python nodes get BF16 the way OVMS gives it to them: as a custom datatype, since
+        # pyovms has no buffer format for it.
+        itemsize = _core.datatype_itemsize(self.datatype) if python else element_size(self.datatype)
         known = self.datatype == "BYTES" or itemsize is not None
         if not known and not (python and self._raw is not None):
             raise status_error(

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from ovmsx.graph.calculator import CalculatorNode
 from ovmsx.graph.graph_config import GraphConfig
@@ -20,7 +21,7 @@ class NodePlan:
     policy: str
     sync_sets: tuple[frozenset[str], ...]
     side_inputs: tuple[tuple[str, str], ...] = ()  # (tag_index, side packet name)
-    side_outputs: tuple[tuple[str, str], ...] = ()
+    side_outputs: Mapping[str, str] = field(default_factory=dict)  # tag_index -> side packet
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,9 @@ def build_plan(config: GraphConfig, calculators: Sequence[CalculatorNode]) -> Gr
                 policy=node.input_stream_handler,
                 sync_sets=node.sync_sets,
                 side_inputs=tuple((ref.tag_index, ref.name) for ref in node.input_side_packets),
-                side_outputs=tuple((ref.tag_index, ref.name) for ref in node.output_side_packets),
+                side_outputs=MappingProxyType(
+                    {ref.tag_index: ref.name for ref in node.output_side_packets}
+                ),
             )
         )
     return GraphPlan(

@@ -164,23 +164,16 @@ class GraphRun:
         return CalculatorContext(timestamp, values, node.side_packets, node.state)
 
     def _open(self, node: _Node) -> None:
-        optional = node.plan.calculator.optional_side_packets
-        for tag_index, name in node.plan.side_inputs:
-            if name not in self._side_packets and tag_index.partition(":")[0] in optional:
-                continue
-            if name not in self._side_packets:
-                self.error = missing_side_packet(node.label, name, tag_index)
-                return
-            node.side_packets[tag_index] = self._side_packets[name]
+        plan = node.plan
+        try:
+            node.side_packets = side_inputs(plan, self._side_packets)
+        except StatusError as error:
+            self.error = error
+            return
         context = self._context(node, UNSET, {})
         self._call(node, node.calculator.open, context)
-        declared = dict(node.plan.side_outputs)
-        for tag_index, value in context.side_outputs.items():
-            name = declared.get(tag_index)
-            if name is None:
-                self._fail(node, "INTERNAL", f"the node has no output side packet {tag_index}")
-                return
-            self._side_packets[name] = value
+        if self.error is None:
+            self._record(publish_side_outputs(plan, context, self._side_packets))
 
     def _process(self, node: _Node, timestamp: int, slots: list[InputSlot]) -> None:
         context = self._take(node, timestamp, slots)
@@ -310,11 +303,33 @@ def calculator_failure(label: str, code: str, message: str, stage: str) -> Statu
     )
 
 
-def missing_side_packet(label: str, name: str, tag_index: str) -> StatusError:
-    # MediaPipe refuses to start a graph missing a side packet; OVMS's side packets come from
-    # request parameters.
-    return status_error(
-        StatusCode.MEDIAPIPE_GRAPH_START_ERROR,
-        f'node "{label}" needs input side packet "{name}" ({tag_index}), which no node '
-        "produces and the request does not carry as a parameter",
-    )
+def side_inputs(plan: NodePlan, available: Mapping[str, object]) -> dict[str, object]:
+    """A node's input side packets by tag_index, from those ``available`` by name. A missing
+    one that the node cannot do without raises ``StatusError``: MediaPipe refuses to start a
+    graph missing a side packet, and OVMS's side packets come from request parameters."""
+    found = {}
+    optional = plan.calculator.optional_side_packets
+    for tag_index, name in plan.side_inputs:
+        if name in available:
+            found[tag_index] = available[name]
+        elif tag_index.partition(":")[0] not in optional:
+            raise status_error(
+                StatusCode.MEDIAPIPE_GRAPH_START_ERROR,
+                f'node "{plan.label}" needs input side packet "{name}" ({tag_index}), which no '
+                "node produces and the request does not carry as a parameter",
+            )
+    return found
+
+
+def publish_side_outputs(
+    plan: NodePlan, context: CalculatorContext, available: dict[str, object]
+) -> StatusError | None:
+    """Add the side packets a node set in ``open`` to ``available``; the error if it set one
+    it does not declare."""
+    for tag_index, value in context.side_outputs.items():
+        name = plan.side_outputs.get(tag_index)
+        if name is None:
+            message = f"the node has no output side packet {tag_index}"
+            return calculator_failure(plan.label, "INTERNAL", message, "open")
+        available[name] = value
+    return None

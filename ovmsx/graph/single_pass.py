@@ -22,8 +22,9 @@ from ovmsx.graph.graph_run import (
     calculator_failure,
     failure_of,
     invoke,
-    missing_side_packet,
+    publish_side_outputs,
     run_without_suspending,
+    side_inputs,
 )
 from ovmsx.graph.packet import UNSET, Packet
 from ovmsx.status import StatusCode, StatusError, status_error
@@ -33,22 +34,24 @@ _ONE_PASS_POLICIES = frozenset({"DefaultInputStreamHandler", "ImmediateInputStre
 
 @dataclass(frozen=True)
 class _Step:
-    label: str
-    node: CalculatorNode
+    plan: NodePlan
     inputs: tuple[tuple[str, str], ...]  # (tag_index, stream)
     outputs: Mapping[str, str]  # tag_index -> stream
-    side_inputs: tuple[tuple[str, str], ...]  # (tag_index, side packet name)
-    side_outputs: Mapping[str, str]  # tag_index -> side packet name
+
+    @property
+    def label(self) -> str:
+        return self.plan.label
+
+    @property
+    def node(self) -> CalculatorNode:
+        return self.plan.calculator
 
     @classmethod
     def of(cls, plan: NodePlan) -> _Step:
         return cls(
-            label=plan.label,
-            node=plan.calculator,
+            plan=plan,
             inputs=tuple((tag_index, stream) for tag_index, stream, _ in plan.inputs),
             outputs=dict(plan.outputs),
-            side_inputs=plan.side_inputs,
-            side_outputs=dict(plan.side_outputs),
         )
 
 
@@ -105,18 +108,18 @@ class SinglePass:
         try:
             for step in self._steps:
                 calculator = step.node.create()
-                own_sides, state = self._side_inputs(step, sides), {}
+                try:
+                    own_sides, state = side_inputs(step.plan, sides), {}
+                except StatusError as error:
+                    raise _Failed(error) from None
                 opened.append((step, calculator, own_sides, state))
                 if type(calculator).open is Calculator.open:
                     continue  # most calculators have nothing to open
                 context = CalculatorContext(UNSET, {}, own_sides, state)
                 _call(step, calculator.open, context)
-                for tag_index, value in context.side_outputs.items():
-                    name = step.side_outputs.get(tag_index)
-                    if name is None:
-                        message = f"the node has no output side packet {tag_index}"
-                        raise _Failed(calculator_failure(step.label, "INTERNAL", message, "open"))
-                    sides[name] = value
+                error = publish_side_outputs(step.plan, context, sides)
+                if error is not None:
+                    raise _Failed(error)
             for step, calculator, own_sides, state in opened:
                 present = {tag: values[s] for tag, s in step.inputs if s in values}
                 if not present:
@@ -142,17 +145,6 @@ class SinglePass:
         if error is not None:
             raise error
         return first
-
-    @staticmethod
-    def _side_inputs(step: _Step, sides: dict[str, object]) -> dict[str, object]:
-        own = {}
-        optional = step.node.optional_side_packets
-        for tag_index, name in step.side_inputs:
-            if name in sides:
-                own[tag_index] = sides[name]
-            elif tag_index.partition(":")[0] not in optional:
-                raise _Failed(missing_side_packet(step.label, name, tag_index))
-        return own
 
     def _emit(self, step: _Step, context: CalculatorContext, values: dict, first: dict) -> None:
         for tag_index, value, at in context.emitted:

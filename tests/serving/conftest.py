@@ -85,13 +85,14 @@ def server(
         yield process
 
 
-@pytest.fixture(scope="session")
+# Module scope, so a test module that brings its own ``server`` fixture gets these on it.
+@pytest.fixture(scope="module")
 def client(server: ServerProcess) -> Iterator[grpcclient.InferenceServerClient]:
     with grpcclient.InferenceServerClient(server.url) as triton:
         yield triton
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def stub(server: ServerProcess) -> Iterator[service_pb2_grpc.GRPCInferenceServiceStub]:
     """A bare KServe stub, for requests tritonclient would not build (typed or broken ones)."""
     with grpc.insecure_channel(server.url) as channel:

@@ -18,21 +18,14 @@ from serving_graphs import graph_text, python_node
 
 F32 = {"INFERENCE_PRECISION_HINT": "f32"}
 
-# KServe datatype -> (OpenVINO type, numpy type of its bytes). BF16 has no numpy type: its
-# values are held as the upper 16 bits of FP32 (``bf16``), which is what BF16 is.
+# KServe datatype -> (OpenVINO type, numpy type of its bytes): the integer and FP64 types of
+# the serving tests, plus the rest the converter takes. BF16 has no numpy type: its values are
+# held as the upper 16 bits of FP32 (``bf16``), which is what BF16 is.
 DATATYPES: dict[str, tuple[ov.Type, type]] = {
+    **sm.TYPED_INPUTS,
     "FP32": (ov.Type.f32, np.float32),
-    "FP64": (ov.Type.f64, np.float64),
     "FP16": (ov.Type.f16, np.float16),
     "BF16": (ov.Type.bf16, np.uint16),
-    "INT8": (ov.Type.i8, np.int8),
-    "INT16": (ov.Type.i16, np.int16),
-    "INT32": (ov.Type.i32, np.int32),
-    "INT64": (ov.Type.i64, np.int64),
-    "UINT8": (ov.Type.u8, np.uint8),
-    "UINT16": (ov.Type.u16, np.uint16),
-    "UINT32": (ov.Type.u32, np.uint32),
-    "UINT64": (ov.Type.u64, np.uint64),
     "BOOL": (ov.Type.boolean, np.bool_),
 }
 

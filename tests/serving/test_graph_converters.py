@@ -19,7 +19,6 @@ from kserve_requests import assert_status, rpc_error
 from serving_graphs_converters import BROKEN_GRAPHS, DATATYPES, bf16, write_converter_graphs
 from serving_process import ServerProcess, served
 from tritonclient.grpc import service_pb2 as pb
-from tritonclient.grpc import service_pb2_grpc
 
 EXECUTION_ERROR = "Mediapipe execution failed. MP status"
 NOT_LOADED = "Mediapipe is not loaded yet"
@@ -30,12 +29,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     config = write_converter_graphs(tmp_path_factory.mktemp("converter_graphs"))
     with served(config, tmp_path_factory.mktemp("converter_server")) as process:
         yield process
-
-
-@pytest.fixture(scope="module")
-def stub(server: ServerProcess) -> Iterator[service_pb2_grpc.GRPCInferenceServiceStub]:
-    with grpc.insecure_channel(server.url) as channel:
-        yield service_pb2_grpc.GRPCInferenceServiceStub(channel)
 
 
 def raw_request(graph: str, inputs: dict[str, tuple[str, np.ndarray]]) -> pb.ModelInferRequest:

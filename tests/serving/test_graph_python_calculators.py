@@ -32,12 +32,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield process
 
 
-@pytest.fixture(scope="module")
-def client(server: ServerProcess) -> Iterator[grpcclient.InferenceServerClient]:
-    with grpcclient.InferenceServerClient(server.url) as triton:
-        yield triton
-
-
 def _one(value: float) -> list[grpcclient.InferInput]:
     return [tensor_input("in", np.array([value], np.float32))]
 

@@ -15,7 +15,6 @@ from graph_streams import Stream, tensor_input, timestamp_of
 from kserve_requests import add_raw, add_typed, assert_status, request, rpc_error
 from serving_graphs_tags import BROKEN_TAG_GRAPHS, TAG_GRAPHS, tag_graphs, write_graphs
 from serving_process import ServerProcess, served
-from tritonclient.grpc import service_pb2_grpc
 
 NOT_LOADED = "Mediapipe is not loaded yet"
 EXECUTION = "Mediapipe execution failed. MP status"
@@ -29,18 +28,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     config = write_graphs(tmp_path_factory.mktemp("tag_graphs"), tag_graphs())
     with served(config, tmp_path_factory.mktemp("tag_srv")) as process:
         yield process
-
-
-@pytest.fixture(scope="module")
-def client(server: ServerProcess) -> Iterator[grpcclient.InferenceServerClient]:
-    with grpcclient.InferenceServerClient(server.url) as triton:
-        yield triton
-
-
-@pytest.fixture(scope="module")
-def stub(server: ServerProcess) -> Iterator[service_pb2_grpc.GRPCInferenceServiceStub]:
-    with grpc.insecure_channel(server.url) as channel:
-        yield service_pb2_grpc.GRPCInferenceServiceStub(channel)
 
 
 def _raw(name: str, data: np.ndarray, datatype: str) -> grpcclient.InferInput:

@@ -15,6 +15,7 @@ Beyond OVMS, one node may carry several tensors: indexed tags pair up by index
 from __future__ import annotations
 
 from ovmsx import _core
+from ovmsx.datatypes import element_size
 from ovmsx.graph.calculator import (
     Calculator,
     CalculatorContext,
@@ -33,9 +34,6 @@ NUMERIC_DATATYPES = frozenset(
     {"BF16", "FP64", "FP32", "FP16", "INT64", "INT32", "INT16", "INT8",
      "UINT64", "UINT32", "UINT16", "UINT8", "BOOL"}
 )  # fmt: skip
-# pyovms's buffer-format table has no BF16 (COMPAT §2.1), so the core knows no itemsize for it;
-# an OpenVINO bf16 element takes two bytes.
-_ITEMSIZE_OUTSIDE_TABLE = {"BF16": 2}
 
 
 def _key(ref: StreamRef) -> str:
@@ -114,9 +112,7 @@ class Converter(Calculator):
                 f"Undefined precision in input python tensor: {tensor.datatype}",
                 "INVALID_ARGUMENT",
             )
-        expected = (
-            _core.datatype_itemsize(tensor.datatype) or _ITEMSIZE_OUTSIDE_TABLE[tensor.datatype]
-        )
+        expected = element_size(tensor.datatype)
         for dim in tensor.shape:
             expected *= dim
         if tensor.size != expected:
