@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+from ovmsx import _core
+
+# The build installs the header and the nodes next to the compiled core: in the package folder
+# of a regular install, in site-packages for an editable one (whose Python files stay in the
+# source tree).
+_PACKAGE = Path(_core.__file__).resolve().parent
 
 
 def include_dir() -> Path:

@@ -38,7 +38,7 @@ async def _where_it_ran(base: Path, other_requests: int) -> tuple[bool, np.ndarr
     for _ in range(WARM_UP_CALLS):  # measured, so the pool knows the model is quick
         compiled.pool.infer([data])
     assert compiled.quick
-    dispatcher.requests = 1 + other_requests  # this request, and the others on the loop
+    dispatcher.requests_on_loop = 1 + other_requests  # this request, and the others on the loop
     try:
         task = asyncio.create_task(compiled.infer_from_loop([data], dispatcher))
         await asyncio.sleep(0)  # the task's first step: done already if it ran inline

@@ -1,22 +1,30 @@
-"""The grpc.aio server hosting the KServe service, with ovmsx's transport settings.
+"""The gRPC server hosting the KServe service, with ovmsx's transport settings.
 
 Settings (what a Python gRPC server can tune; docs/serving.md explains each):
 - message size limits of 1 GiB each way, as OVMS;
 - no per-connection stream limit below gRPC's default, so one client's concurrency is not
   serialized (OVMS caps streams at the core count; a Python server gains nothing from that);
 - SO_REUSEPORT off, so a second server on the same port fails instead of silently sharing it.
+
+The transport is ``grpc_core.CoreServer``: ModelInfer is answered on its polling thread when a
+quick model or graph can answer at once, everything else on the event loop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 
-import grpc
+from google.protobuf.message import DecodeError
 
 from ovmsx.frontend import grpc_predict_v2_pb2 as pb
+from ovmsx.frontend.grpc_core import AbortCall, CoreServer, Method, on_loop
+from ovmsx.frontend.grpc_status import grpc_code
 from ovmsx.frontend.kserve_service import SERVICE, KServeService
+from ovmsx.status import StatusError
 
 GIB = 1 << 30
+INVALID_ARGUMENT = 3
 
 SERVER_OPTIONS: list[tuple[str, int | str]] = [
     ("grpc.max_send_message_length", GIB),
@@ -25,31 +33,44 @@ SERVER_OPTIONS: list[tuple[str, int | str]] = [
 ]
 
 
-def _unary(method, request_type=None):
-    # ModelInfer takes raw bytes (request_type None): kserve_codec parses them itself.
-    return grpc.unary_unary_rpc_method_handler(
-        method,
-        request_deserializer=request_type.FromString if request_type else None,
-        response_serializer=None if request_type is None else _serialize,
-    )
+def _messages(handler: Callable[..., Awaitable], request_type) -> Method:
+    """A small RPC taking and returning protobuf messages, answered on the loop."""
+
+    async def handle(message: bytes, context) -> bytes:
+        try:
+            request = request_type.FromString(message)
+        except DecodeError as error:
+            raise AbortCall(
+                INVALID_ARGUMENT, f"request is not a valid {request_type.__name__}: {error}"
+            ) from None
+        response = await handler(request, context)
+        return response.SerializeToString()
+
+    return Method(unary=on_loop(handle))
 
 
-def _serialize(message) -> bytes:
-    return message.SerializeToString()
+def _model_infer(service: KServeService) -> Method:
+    def handle(message: bytes):
+        try:
+            return service.model_infer_now(message)
+        except StatusError as error:
+            raise AbortCall(grpc_code(error).value[0], error.message) from None
+
+    return Method(unary=handle)
 
 
-def kserve_handler(service: KServeService) -> grpc.GenericRpcHandler:
-    handlers = {
-        "ServerLive": _unary(service.ServerLive, pb.ServerLiveRequest),
-        "ServerReady": _unary(service.ServerReady, pb.ServerReadyRequest),
-        "ServerMetadata": _unary(service.ServerMetadata, pb.ServerMetadataRequest),
-        "ModelReady": _unary(service.ModelReady, pb.ModelReadyRequest),
-        "ModelMetadata": _unary(service.ModelMetadata, pb.ModelMetadataRequest),
-        "ModelInfer": _unary(service.ModelInfer),
+def kserve_methods(service: KServeService) -> dict[str, Method]:
+    methods = {
+        "ServerLive": _messages(service.ServerLive, pb.ServerLiveRequest),
+        "ServerReady": _messages(service.ServerReady, pb.ServerReadyRequest),
+        "ServerMetadata": _messages(service.ServerMetadata, pb.ServerMetadataRequest),
+        "ModelReady": _messages(service.ModelReady, pb.ModelReadyRequest),
+        "ModelMetadata": _messages(service.ModelMetadata, pb.ModelMetadataRequest),
+        "ModelInfer": _model_infer(service),
         # Both directions are bytes: kserve_codec encodes the answers itself.
-        "ModelStreamInfer": grpc.stream_stream_rpc_method_handler(service.ModelStreamInfer),
+        "ModelStreamInfer": Method(stream=service.ModelStreamInfer),
     }
-    return grpc.method_handlers_generic_handler(SERVICE, handlers)
+    return {f"/{SERVICE}/{name}": method for name, method in methods.items()}
 
 
 def create_server(
@@ -57,10 +78,10 @@ def create_server(
     addresses: Sequence[str],
     port: int,
     channel_arguments: Sequence[tuple[str, int | str]] = (),
-) -> tuple[grpc.aio.Server, int]:
+) -> tuple[CoreServer, int]:
     """A server bound on every address; returns it and the bound port (useful with port 0)."""
-    server = grpc.aio.server(options=[*SERVER_OPTIONS, *channel_arguments])
-    server.add_generic_rpc_handlers((kserve_handler(service),))
+    options = [*SERVER_OPTIONS, *channel_arguments]
+    server = CoreServer(kserve_methods(service), options, asyncio.get_running_loop())
     bound = 0
     for address in addresses:
         host = f"[{address}]" if ":" in address else address

@@ -105,16 +105,32 @@ def _whole_response(graph: str, request_id: str, stream: str, packet: Packet) ->
 
 
 async def infer_graph(graph: Graph, request: InferRequest, workers: WorkerPool) -> bytes:
+    plan, sides, inputs, timestamp = _unary_run(graph, request)
+    assert graph.runner is not None  # serving_plan() only returns for a loaded graph
+    first = await graph.runner.run(workers, sides, inputs, timestamp)
+    return _response(graph, request.id, [(name, first[name]) for name in plan.output_streams])
+
+
+def infer_graph_now(graph: Graph, request: InferRequest) -> bytes | None:
+    """The answer on the caller's thread when the graph runs in one pass of quick nodes
+    (``UnaryRunner.runs_now``); None when it must run as ``infer_graph``."""
+    runner = graph.runner
+    if runner is None or not runner.runs_now:
+        return None
+    plan, sides, inputs, timestamp = _unary_run(graph, request)
+    first = runner.run_now(sides, inputs, timestamp)
+    return _response(graph, request.id, [(name, first[name]) for name in plan.output_streams])
+
+
+def _unary_run(graph: Graph, request: InferRequest):
+    """What one unary run needs: the plan, side packets, input packets and timestamp."""
     graph.check_version(request.version)
     plan = graph.serving_plan()
     timestamp = request_timestamp(request.parameters)
     if timestamp is None:
         timestamp = clock_timestamp()
     sides = side_packets(request.parameters)
-    inputs = graph_inputs(graph, request, complete=True)
-    assert graph.runner is not None  # serving_plan() only returns for a loaded graph
-    first = await graph.runner.run(workers, sides, inputs, timestamp)
-    return _response(graph, request.id, [(name, first[name]) for name in plan.output_streams])
+    return plan, sides, graph_inputs(graph, request, complete=True), timestamp
 
 
 class GraphStream:

@@ -7,7 +7,8 @@ other RPCs are small and use protobuf messages as they are.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 
 from ovmsx import __version__
 from ovmsx.frontend import grpc_predict_v2_pb2 as pb
@@ -18,8 +19,9 @@ from ovmsx.frontend.kserve_codec import (
     encode_stream_error,
     wrap_stream_response,
 )
-from ovmsx.frontend.kserve_graph import GraphStream, infer_graph
+from ovmsx.frontend.kserve_graph import GraphStream, infer_graph, infer_graph_now
 from ovmsx.frontend.kserve_metadata import graph_metadata, model_metadata, pipeline_metadata
+from ovmsx.servables.infer_request import InferRequest
 from ovmsx.servables.registry import ServableRegistry
 from ovmsx.status import StatusCode, StatusError, status_error
 
@@ -76,11 +78,48 @@ class KServeService:
         except StatusError as error:
             await abort(context, error)
 
-    async def _infer(self, message: bytes) -> bytes:
+    def model_infer_now(self, message: bytes) -> bytes | Callable[..., Awaitable[bytes]]:
+        """ModelInfer on the gRPC server's polling thread: the answer, when a quick model or
+        graph can give it right away (no hop to another thread); otherwise the coroutine
+        function, taking the call's context, that answers on the event loop."""
         dispatcher = self._registry.dispatcher
-        dispatcher.requests += 1
+        dispatcher.requests_polled += 1
         try:
             request = decode_infer_request(message)
+            answer = self._answer_now(request)
+        except StatusError:
+            raise
+        except Exception as error:  # a bug: answer it as one, keep serving
+            log.exception("ModelInfer failed")
+            raise status_error(StatusCode.INTERNAL_ERROR, repr(error)) from None
+        finally:
+            dispatcher.requests_polled -= 1
+        return answer if answer is not None else partial(self._answer_later, request)
+
+    def _answer_now(self, request: InferRequest) -> bytes | None:
+        registry = self._registry
+        name = request.servable_name
+        graph = registry.graphs.get(name)
+        if graph is not None:
+            return infer_graph_now(graph, request)
+        if name in registry.pipelines:
+            return None
+        result = registry.infer_now(request)
+        return None if result is None else encode_infer_response(result, request.id)
+
+    async def _answer_later(self, request: InferRequest, context) -> bytes:
+        try:
+            return await self._infer_request(request)
+        except StatusError as error:
+            await abort(context, error)
+
+    async def _infer(self, message: bytes) -> bytes:
+        return await self._infer_request(decode_infer_request(message))
+
+    async def _infer_request(self, request: InferRequest) -> bytes:
+        dispatcher = self._registry.dispatcher
+        dispatcher.requests_on_loop += 1
+        try:
             graph = self._registry.graphs.get(request.servable_name)
             if graph is not None:
                 return await infer_graph(graph, request, self._registry.graph_workers)
@@ -96,7 +135,7 @@ class KServeService:
             log.exception("ModelInfer failed")
             raise status_error(StatusCode.INTERNAL_ERROR, repr(error)) from error
         finally:
-            dispatcher.requests -= 1
+            dispatcher.requests_on_loop -= 1
 
     async def ModelStreamInfer(
         self, messages: AsyncIterator[bytes], context

@@ -123,6 +123,22 @@ class UnaryRunner:
     def single_pass(self) -> bool:
         return self._single_pass is not None
 
+    @property
+    def runs_now(self) -> bool:
+        """Whether a request can run right on the caller's thread: one pass of nodes that
+        may run on the loop (quick ones), no scheduler, nothing to wait for."""
+        return self._single_pass is not None and self.on_loop
+
+    def run_now(
+        self,
+        side_packets: dict[str, object],
+        inputs: Sequence[tuple[str, object]],
+        timestamp: int,
+    ) -> dict[str, Packet]:
+        """The run on the caller's thread, for ``runs_now`` graphs (inference blocking)."""
+        assert self._single_pass is not None
+        return _complete(self._plan, self._single_pass.run(side_packets, inputs, timestamp))
+
     async def run(
         self,
         workers: WorkerPool,

@@ -24,13 +24,19 @@ class InferenceDispatcher:
         self.queue = _core.CompletionQueue()
         self._waiting: dict[int, asyncio.Future[list[_core.Tensor]]] = {}
         self._tokens = itertools.count(1)
-        # ModelInfer calls being answered on this loop right now (the frontend counts them):
-        # how busy the loop is, for graphs deciding whether to infer on it themselves.
-        self.requests = 0
+        # ModelInfer calls being answered right now, which the frontend counts: on this loop,
+        # and on the gRPC polling thread (each count has one writer, so no lock is needed).
+        # How busy the server is, for graphs deciding whether to infer on the loop themselves.
+        self.requests_on_loop = 0
+        self.requests_polled = 0
         loop.add_reader(self.queue.fd, self._deliver)
 
     def close(self) -> None:
         self._loop.remove_reader(self.queue.fd)
+
+    @property
+    def requests(self) -> int:
+        return self.requests_on_loop + self.requests_polled
 
     @property
     def in_flight(self) -> int:

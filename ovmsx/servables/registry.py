@@ -224,6 +224,23 @@ class ServableRegistry:
             outputs = [produced[name] for name in request.requested_outputs]
         return InferResult(pipeline.name, 1, outputs)
 
+    def infer_now(self, request: InferRequest) -> InferResult | None:
+        """The answer on the caller's thread when the model is quick and one of its infer
+        requests is idle (the GIL is released while it infers); None when the request should
+        wait for an infer request asynchronously (``infer``) instead."""
+        version = self.serving_version(request.servable_name, request.version)
+        compiled = version.compiled
+        assert compiled is not None  # serving_version only returns available versions
+        pool = compiled.pool
+        if not (compiled.quick and pool.active < pool.size):
+            return None
+        tensors = compiled.validator.tensors(request.inputs)
+        _check_requested_outputs(compiled.output_names, request.requested_outputs)
+        outputs = pool.infer(tensors, True)
+        return InferResult(
+            request.servable_name, version.version, _pick(outputs, compiled, request)
+        )
+
     async def infer(self, request: InferRequest) -> InferResult:
         version = self.serving_version(request.servable_name, request.version)
         compiled = version.compiled

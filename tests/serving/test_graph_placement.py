@@ -1,7 +1,8 @@
-"""Where a unary graph runs: quick Python nodes move onto the event loop, a slow one moves back.
+"""Where a unary graph runs: a graph of quick Python nodes moves onto the gRPC server's polling
+thread (answered there, no thread hop), a slow call moves it back to the workers.
 
-The handler reports the name of the thread that ran it: the loop's is ``MainThread``, graph
-workers are ``ovmsx-graph-*``. Whatever the placement, the answers are the same.
+The handler reports the name of the thread that ran it: the polling thread is ``ovmsx-grpc``,
+graph workers are ``ovmsx-graph-*``. Whatever the placement, the answers are the same.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from serving_graphs import graph_text, python_node
 from serving_process import served
 
 from ovmsx.call_timer import WARM_UP_CALLS
+
+POLLING_THREAD = "ovmsx-grpc"
 
 HANDLER = """
 import threading
@@ -66,9 +69,9 @@ def test_a_quick_node_moves_to_the_loop_and_a_slow_call_sends_it_back(url: str) 
         assert [twice for _, twice in seen] == [2 * n for n in range(WARM_UP_CALLS + 4)]
         threads = [thread for thread, _ in seen]
         assert all(t.startswith("ovmsx-graph") for t in threads[:WARM_UP_CALLS])
-        assert threads[-1] == "MainThread"
-        # One slow call (on the loop, measured there) ...
-        assert _call(client, -300) == ("MainThread", -600)
+        assert threads[-1] == POLLING_THREAD
+        # One slow call (on the polling thread, measured there) ...
+        assert _call(client, -300) == (POLLING_THREAD, -600)
         # ... and the next ones run on workers again, with the same answers.
         after = [_call(client, n) for n in range(3)]
         assert [twice for _, twice in after] == [0, 2, 4]
