@@ -48,6 +48,7 @@ def tune_allocator(mmap_threshold: int, trim_threshold: int) -> bool: ...
 # KServe wire helpers (csrc/core/kserve_wire.h)
 def split_field(message: bytes, field_number: int) -> tuple[bytes, list[tuple[int, int]]]: ...
 def append_field(head: bytes, field_number: int, payloads: Sequence[Tensor]) -> bytes: ...
+def split_bytes_contents(message: bytes) -> tuple[bytes, list[tuple[int, int, bytes]]]: ...
 
 # Inference (csrc/bindings/inference_binding.cpp)
 class PortInfo:
@@ -97,10 +98,16 @@ class InferencePool:
         """Infer requests in use now."""
     @property
     def inference_time(self) -> float:
-        """Seconds an inference takes (moving average around the inference itself)."""
+        """Seconds a blocking inference takes (moving average around ``infer()``)."""
     @property
     def inferences(self) -> int:
-        """Inferences measured so far."""
+        """Blocking inferences measured so far."""
+    @property
+    def round_trip_time(self) -> float:
+        """Seconds from a submit's start to its completion, waking OpenVINO's thread included."""
+    @property
+    def round_trips(self) -> int:
+        """Submitted inferences measured so far."""
     @property
     def waiting(self) -> int:
         """Jobs (submitted or blocking) waiting for an infer request now."""

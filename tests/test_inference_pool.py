@@ -325,3 +325,25 @@ def test_other_python_threads_run_while_infer_blocks(heavy_model: str) -> None:
     watcher.join()
     assert seen_running > 0
     assert np.asarray(out).shape == (LONG_ROWS, 256)
+
+
+def test_blocking_and_submitted_inferences_are_timed_apart(
+    affine_model: tuple[str, np.ndarray, np.ndarray],
+) -> None:
+    """Blocking inferences measure the model alone; submitted ones include waking OpenVINO's
+    thread, so the server can tell a quick model from a quick round trip."""
+    path, _, _ = affine_model
+    pool, queue = _pool(path, 2)
+    assert (pool.inferences, pool.round_trips) == (0, 0)
+    assert pool.inference_time == pool.round_trip_time == float("inf")
+    x = Tensor("input", np.ones((1, 8), np.float32))
+    for _ in range(3):
+        pool.infer([x])
+    assert (pool.inferences, pool.round_trips) == (3, 0)
+    assert 0 < pool.inference_time < float("inf")
+    for token in range(5):
+        pool.submit(token, [x])
+    done = _drain_all(queue, 5)
+    assert all(code == StatusCode.OK for code, _ in done.values())
+    assert (pool.inferences, pool.round_trips) == (3, 5)
+    assert 0 < pool.round_trip_time < float("inf")

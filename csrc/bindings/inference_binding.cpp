@@ -123,11 +123,21 @@ void register_inference(py::module_& m) {
       .def_property_readonly("active", &InferencePool::active, "Infer requests in use now.")
       .def_property_readonly(
           "inference_time", [](const InferencePool& pool) { return pool.timing().average(); },
-          "Seconds an inference takes (moving average, measured around the inference itself; "
-          "the fastest of the first ones while warming up); inf before the first.")
+          "Seconds a blocking inference takes (moving average, measured around infer() on the "
+          "caller's thread; the fastest of the first ones while warming up); inf before the "
+          "first.")
       .def_property_readonly(
           "inferences", [](const InferencePool& pool) { return pool.timing().count(); },
-          "Inferences measured so far.")
+          "Blocking inferences measured so far.")
+      .def_property_readonly(
+          "round_trip_time",
+          [](const InferencePool& pool) { return pool.round_trip_timing().average(); },
+          "Seconds a submitted inference takes from its start to its completion on OpenVINO's "
+          "thread, waking that thread included (averaged like inference_time).")
+      .def_property_readonly(
+          "round_trips",
+          [](const InferencePool& pool) { return pool.round_trip_timing().count(); },
+          "Submitted inferences measured so far.")
       .def_property_readonly("waiting", &InferencePool::waiting,
                              "Jobs (submitted or blocking) waiting for an infer request now.")
       .def(

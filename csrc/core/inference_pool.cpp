@@ -259,7 +259,7 @@ void InferencePool::on_done(std::size_t index, std::exception_ptr error) {
     done.code = code;
     done.details = std::move(details);
   } else {
-    timing_.record(InferenceTiming::Clock::now() - slot.started);
+    round_trip_timing_.record(InferenceTiming::Clock::now() - slot.started);
     try {
       done.outputs = collect_outputs(slot);
     } catch (...) {

@@ -71,8 +71,12 @@ class InferencePool : public std::enable_shared_from_this<InferencePool> {
   // completed. Idempotent; the destructor calls it.
   void close();
 
-  // How long this pool's inferences take (successful ones, measured around the inference).
+  // How long this pool's blocking inferences take, measured around infer() on the caller's
+  // thread: the model's own time.
   const InferenceTiming& timing() const noexcept { return timing_; }
+  // How long asynchronous inferences take from start to completion callback: the model's time
+  // plus waking OpenVINO's thread, which under load can cost more than a small model's run.
+  const InferenceTiming& round_trip_timing() const noexcept { return round_trip_timing_; }
 
  private:
   // Where a blocked infer() caller waits for the finishing request that runs its job.
@@ -122,6 +126,7 @@ class InferencePool : public std::enable_shared_from_this<InferencePool> {
   std::vector<bool> output_static_;
   std::vector<std::unique_ptr<Slot>> slots_;
   InferenceTiming timing_;
+  InferenceTiming round_trip_timing_;
 
   std::mutex mutex_;  // guards idle_, pending_ and closing_
   // Signalled when a slot parks after close() began. A slot leaves idle_ for every run (async,

@@ -12,6 +12,7 @@ from ovmsx import _core
 from ovmsx.call_timer import WARM_UP_CALLS
 from ovmsx.config.model_config import ModelConfig
 from ovmsx.config.shape_spec import AUTO, Dim
+from ovmsx.servables import compile_defaults
 from ovmsx.servables.inference_dispatch import InferenceDispatcher
 from ovmsx.servables.model_files import model_file
 from ovmsx.servables.port_layout import batch_index
@@ -20,10 +21,18 @@ from ovmsx.status import StatusCode, status_error
 
 _ANY = (0, -1)  # OpenVINO's fully dynamic dimension as (min, max)
 MAX_NIREQ = 100_000  # OVMS refuses more infer requests per model than this
-# A model whose blocking inferences (from graph nodes) average less than this runs without a
-# hand-off: on the event loop for graphs running there, GIL kept on graph workers (measured with
-# bench/bench_graphs_openvino.py: add_one [1,10] takes ~8 µs, a hand-off ~100 µs).
+# A model whose blocking inferences average less than this runs without a hand-off to
+# OpenVINO's thread: on the thread that has the request (gRPC's polling thread, the event loop
+# for graphs running there, a graph worker, which keeps the GIL). Measured with
+# bench/bench_dispatch.py: add_one [1,10] infers in ~8 µs, a hand-off costs ~100 µs.
 QUICK_INFERENCE_S = 200e-6
+# A model not yet measured blocking is tried blocking (a "probe") when its submitted inferences,
+# hand-off included, take less than this: a probe then blocks its thread no longer than that.
+# Generous, because on a loaded machine waking OpenVINO's thread alone can take a millisecond.
+PROBE_ROUND_TRIP_S = 5e-3
+# A model measured too slow to run blocking is probed again once every this many submitted
+# inferences, so that one that was slow only under load can become quick again.
+REPROBE_EVERY = 256
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,22 @@ class CompiledVersion:
         pool = self.pool
         return pool.inferences >= WARM_UP_CALLS and pool.inference_time < QUICK_INFERENCE_S
 
+    def runs_here(self) -> bool:
+        """Whether the next inference should block the thread that has the request: the
+        model is quick, or worth a probe to find out while one of its infer requests is idle.
+        (A quick model whose infer requests are all busy waits for one behind a single quick
+        inference: still less than a hand-off.)"""
+        pool = self.pool
+        if self.quick:
+            return True
+        if pool.active >= pool.size:
+            return False
+        if pool.round_trips < WARM_UP_CALLS or pool.round_trip_time >= PROBE_ROUND_TRIP_S:
+            return False
+        # A probe adds to the count, so the requests after it are submitted again.
+        every = pool.inferences + pool.round_trips
+        return pool.inferences < WARM_UP_CALLS or every % REPROBE_EVERY == 0
+
     def infer_blocking(self, tensors: list[_core.Tensor]) -> list[_core.Tensor]:
         """Inference for a graph worker, blocking it: the GIL is kept for a quick model,
         released otherwise."""
@@ -54,13 +79,13 @@ class CompiledVersion:
         self, tensors: list[_core.Tensor], dispatcher: InferenceDispatcher
     ) -> list[_core.Tensor]:
         """Inference for a graph running on the event loop. A quick model runs right here
-        when one of its infer requests is idle and no other request is being answered on the
+        (``runs_here``) when one of its infer requests is idle and no other request is being answered on the
         loop (alone, the hand-off to OpenVINO's thread and back costs ~10x its inference; with
         other requests waiting, the loop is the scarce resource and the inference is better
         spent on OpenVINO's thread). Anything else is awaited like a request of its own, so the
         loop never waits for a slow model."""
         pool = self.pool
-        if self.quick and pool.active < pool.size and dispatcher.requests <= 1:
+        if dispatcher.requests <= 1 and self.runs_here():
             return pool.infer(tensors, False)
         return await dispatcher.infer(pool, tensors)
 
@@ -133,6 +158,8 @@ def compile_version(
     source.set_layouts(_layouts(config, source.inputs))
     source.reshape(_target_shapes(config, source.inputs))
     properties = config.plugin_config_strings()
+    for key, value in compile_defaults.defaults_for(config.target_device).items():
+        properties.setdefault(key, value)  # the model's own plugin_config wins
     if cache_dir is not None and config.allow_cache:
         properties.setdefault("CACHE_DIR", str(cache_dir))
     compiled = source.compile(config.target_device, properties)

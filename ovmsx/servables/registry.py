@@ -231,12 +231,11 @@ class ServableRegistry:
         version = self.serving_version(request.servable_name, request.version)
         compiled = version.compiled
         assert compiled is not None  # serving_version only returns available versions
-        pool = compiled.pool
-        if not (compiled.quick and pool.active < pool.size):
+        if not compiled.runs_here():
             return None
         tensors = compiled.validator.tensors(request.inputs)
         _check_requested_outputs(compiled.output_names, request.requested_outputs)
-        outputs = pool.infer(tensors, True)
+        outputs = compiled.pool.infer(tensors, True)
         return InferResult(
             request.servable_name, version.version, _pick(outputs, compiled, request)
         )
