@@ -135,8 +135,7 @@ void register_inference(py::module_& m) {
           "Seconds a submitted inference takes from its start to its completion on OpenVINO's "
           "thread, waking that thread included (averaged like inference_time).")
       .def_property_readonly(
-          "round_trips",
-          [](const InferencePool& pool) { return pool.round_trip_timing().count(); },
+          "round_trips", [](const InferencePool& pool) { return pool.round_trip_timing().count(); },
           "Submitted inferences measured so far.")
       .def_property_readonly("waiting", &InferencePool::waiting,
                              "Jobs (submitted or blocking) waiting for an infer request now.")

@@ -79,11 +79,11 @@ class CompiledVersion:
         self, tensors: list[_core.Tensor], dispatcher: InferenceDispatcher
     ) -> list[_core.Tensor]:
         """Inference for a graph running on the event loop. A quick model runs right here
-        (``runs_here``) when one of its infer requests is idle and no other request is being answered on the
-        loop (alone, the hand-off to OpenVINO's thread and back costs ~10x its inference; with
-        other requests waiting, the loop is the scarce resource and the inference is better
-        spent on OpenVINO's thread). Anything else is awaited like a request of its own, so the
-        loop never waits for a slow model."""
+        (``runs_here``) when no other request is being answered: alone, the hand-off to
+        OpenVINO's thread and back costs ~10x its inference; with other requests waiting, the
+        loop is the scarce resource and the inference is better spent on OpenVINO's thread.
+        Anything else is awaited like a request of its own, so the loop never waits for a
+        slow model."""
         pool = self.pool
         if dispatcher.requests <= 1 and self.runs_here():
             return pool.infer(tensors, False)
