@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
+import threading
 from collections.abc import Sequence
 
 from ovmsx import __version__, _core
@@ -14,6 +16,7 @@ from ovmsx.config.mediapipe_config import MediapipeConfig
 from ovmsx.config.model_config import ModelConfig
 from ovmsx.config.servables import Servables
 from ovmsx.config.server_config import load_config, load_subconfig
+from ovmsx.worker_role import WorkerRole, take_role
 
 EX_FAILURE = 1
 
@@ -22,15 +25,21 @@ _LOG_LEVELS = {"TRACE": logging.DEBUG, "DEBUG": logging.DEBUG, "INFO": logging.I
                "WARNING": logging.WARNING, "ERROR": logging.ERROR}  # fmt: skip
 
 
-def _configure_logging(options: ServerOptions) -> None:
+def _configure_logging(options: ServerOptions, role: WorkerRole | None) -> None:
     handlers: list[logging.Handler] = [logging.StreamHandler()]
     if options.log_path is not None:
         handlers.append(logging.FileHandler(options.log_path))
+    # With --grpc_workers N, N processes write to the same log: each line says whose it is.
+    process = "" if options.grpc_workers == 1 else f"[{_process_name(role)}]"
     logging.basicConfig(
         level=_LOG_LEVELS[options.log_level],
-        format="[%(asctime)s][%(levelname)s][%(name)s] %(message)s",
+        format=f"[%(asctime)s][%(levelname)s]{process}[%(name)s] %(message)s",
         handlers=handlers,
     )
+
+
+def _process_name(role: WorkerRole | None) -> str:
+    return "supervisor" if role is None else f"worker {role.index} pid {os.getpid()}"
 
 
 def _servables(options: ServerOptions) -> Servables:
@@ -73,6 +82,9 @@ def _subconfig_models(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    role = take_role()
+    if role is not None:
+        role.die_with_supervisor()
     try:
         options = parse_options(argv)
     except UsageError as error:
@@ -86,19 +98,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         # OVMS serves REST on --rest_port alone; ovmsx has no REST frontend yet.
         print("ovmsx: set --port: this release serves KServe over gRPC only", file=sys.stderr)
         return EX_USAGE
-    _configure_logging(options)
+    _configure_logging(options, role)
     try:
         servables = _servables(options)
     except (ConfigError, UsageError) as error:
         logging.getLogger("ovmsx.config").error("%s", error)
         return EX_USAGE if isinstance(error, UsageError) else EX_FAILURE
-    return asyncio.run(serve_options(options, servables))
+    if options.grpc_workers > 1 and role is None:
+        # The config was checked above, once: a bad one stops here, before any worker starts.
+        from ovmsx.workers import supervise
+
+        return supervise(options, sys.argv[1:] if argv is None else argv)
+    code = asyncio.run(serve_options(options, servables, role))
+    _report_leftover_threads()
+    return code
 
 
-async def serve_options(options: ServerOptions, servables: Servables) -> int:
+def _report_leftover_threads() -> None:
+    """Every thread ovmsx starts must have ended by now: CPython ends a thread that asks for the
+    GIL while the interpreter finalizes, and one caught inside a C++ call (OpenVINO inference
+    with the GIL released) takes the process down with ``terminate called ...``."""
+    leftover = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+    if leftover:
+        logging.getLogger("ovmsx.server").error(
+            "threads still running at exit: %s", ", ".join(leftover)
+        )
+
+
+async def serve_options(
+    options: ServerOptions, servables: Servables, role: WorkerRole | None = None
+) -> int:
     from ovmsx.server import serve  # grpc is imported only when a server runs
 
-    return await serve(options, servables)
+    return await serve(options, servables, role)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bindings/register.h"
+#include "core/kserve_bytes_contents.h"
 #include "core/kserve_wire.h"
 #include "core/tensor.h"
 
@@ -69,12 +70,50 @@ py::bytes append_field(const py::bytes& head, std::uint32_t field_number,
   return out;
 }
 
+py::tuple split_bytes_contents(const py::bytes& message) {
+  char* data = nullptr;
+  Py_ssize_t size = 0;
+  PyBytes_AsStringAndSize(message.ptr(), &data, &size);
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(data);
+  const auto length = static_cast<std::size_t>(size);
+  const std::vector<BytesContents> found = scan_bytes_contents(bytes, length);
+  if (found.empty()) {
+    return py::make_tuple(message, py::list());  // nothing cut out: the message is the rest
+  }
+  // Each input's elements are written straight into the bytes object that is returned.
+  py::list inputs(found.size());
+  std::vector<std::uint8_t*> outputs;
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    PyObject* raw =
+        PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(found[i].packed_size));
+    if (raw == nullptr) {
+      throw py::error_already_set();
+    }
+    py::bytes packed = py::reinterpret_steal<py::bytes>(raw);
+    outputs.push_back(reinterpret_cast<std::uint8_t*>(PyBytes_AS_STRING(raw)));
+    inputs[i] = py::make_tuple(found[i].input, found[i].count, packed);
+    total += found[i].packed_size;
+  }
+  std::string rest;
+  if (total > kReleaseGilBytes) {
+    py::gil_scoped_release release;
+    rest = cut_bytes_contents(bytes, length, outputs);
+  } else {
+    rest = cut_bytes_contents(bytes, length, outputs);
+  }
+  return py::make_tuple(py::bytes(rest), std::move(inputs));
+}
+
 }  // namespace
 
 void register_kserve_wire(py::module_& m) {
   m.def("split_field", &split_field, py::arg("message"), py::arg("field_number"),
         "Split a serialized message into (other fields, [(offset, size)] of each occurrence of "
         "the length-delimited field).");
+  m.def("split_bytes_contents", &split_bytes_contents, py::arg("message"),
+        "Split a serialized ModelInferRequest into (the request without bytes_contents, "
+        "[(input index, element count, the elements in the KServe BYTES layout)]).");
   m.def("append_field", &append_field, py::arg("head"), py::arg("field_number"),
         py::arg("payloads"),
         "head + one length-delimited occurrence of the field per Tensor, built in one copy.");

@@ -10,8 +10,6 @@
 namespace ovmsx {
 namespace {
 
-constexpr std::size_t kPrefixBytes = 4;
-
 void write_le32(std::uint32_t value, std::uint8_t* out) {
   out[0] = static_cast<std::uint8_t>(value);
   out[1] = static_cast<std::uint8_t>(value >> 8);
@@ -28,6 +26,25 @@ std::string where(std::size_t index, std::size_t offset) {
   return "BYTES element " + std::to_string(index) + " at byte offset " + std::to_string(offset);
 }
 
+// The length of element `index`, whose prefix starts at `offset`, after checking that the
+// prefix and the bytes it announces lie inside the buffer.
+std::size_t element_length(const std::uint8_t* data, std::size_t size, std::size_t offset,
+                           std::size_t index) {
+  const std::size_t left = size - offset;
+  if (left < kBytesPrefix) {
+    throw StatusError(StatusCode::INVALID_INPUT_FORMAT,
+                      where(index, offset) + ": length prefix truncated, " + std::to_string(left) +
+                          " of 4 bytes present");
+  }
+  const std::size_t length = read_le32(data + offset);
+  if (length > left - kBytesPrefix) {
+    throw StatusError(StatusCode::INVALID_INPUT_FORMAT,
+                      where(index, offset) + ": declares " + std::to_string(length) +
+                          " bytes but only " + std::to_string(left - kBytesPrefix) + " follow");
+  }
+  return length;
+}
+
 }  // namespace
 
 std::size_t packed_size(const std::vector<ByteView>& items) {
@@ -39,51 +56,54 @@ std::size_t packed_size(const std::vector<ByteView>& items) {
                             std::to_string(items[i].size) +
                             " bytes, more than a 4-byte length prefix can describe");
     }
-    total += kPrefixBytes + items[i].size;  // cannot overflow: each term is below 2^33
+    total += kBytesPrefix + items[i].size;  // cannot overflow: each term is below 2^33
   }
   return total;
 }
 
+std::uint8_t* pack_element(const std::uint8_t* data, std::size_t size, std::uint8_t* out) {
+  write_le32(static_cast<std::uint32_t>(size), out);
+  out += kBytesPrefix;
+  if (size != 0) {  // memcpy from a null pointer is undefined even for zero bytes
+    std::memcpy(out, data, size);
+  }
+  return out + size;
+}
+
 void pack(const std::vector<ByteView>& items, std::uint8_t* out) {
   for (const ByteView& item : items) {
-    write_le32(static_cast<std::uint32_t>(item.size), out);
-    out += kPrefixBytes;
-    if (item.size != 0) {  // memcpy from a null pointer is undefined even for zero bytes
-      std::memcpy(out, item.data, item.size);
-    }
-    out += item.size;
+    out = pack_element(item.data, item.size, out);
   }
+}
+
+std::size_t count_elements(const std::uint8_t* data, std::size_t size) {
+  std::size_t count = 0;
+  std::size_t offset = 0;
+  while (offset < size) {
+    offset += kBytesPrefix + element_length(data, size, offset, count);
+    ++count;
+  }
+  return count;
 }
 
 std::vector<ByteView> unpack(const std::uint8_t* data, std::size_t size,
                              std::optional<std::size_t> expected_count) {
-  std::vector<ByteView> items;
-  if (expected_count) {
-    // Every element takes at least its prefix, so a count the buffer cannot hold is not reserved.
-    items.reserve(std::min(*expected_count, size / kPrefixBytes));
+  // Counted first, so that a count the shape does not allow is refused before anything is
+  // stored, and the views take exactly the memory they need.
+  const std::size_t count = count_elements(data, size);
+  if (expected_count && count != *expected_count) {
+    throw StatusError(StatusCode::INVALID_VALUE_COUNT, "BYTES buffer of " + std::to_string(size) +
+                                                           " bytes holds " + std::to_string(count) +
+                                                           " elements; the shape needs " +
+                                                           std::to_string(*expected_count));
   }
+  std::vector<ByteView> items;
+  items.reserve(count);
   std::size_t offset = 0;
   while (offset < size) {
-    const std::size_t left = size - offset;
-    if (left < kPrefixBytes) {
-      throw StatusError(StatusCode::INVALID_INPUT_FORMAT,
-                        where(items.size(), offset) + ": length prefix truncated, " +
-                            std::to_string(left) + " of 4 bytes present");
-    }
-    const std::size_t length = read_le32(data + offset);
-    if (length > left - kPrefixBytes) {
-      throw StatusError(StatusCode::INVALID_INPUT_FORMAT,
-                        where(items.size(), offset) + ": declares " + std::to_string(length) +
-                            " bytes but only " + std::to_string(left - kPrefixBytes) + " follow");
-    }
-    items.push_back({data + offset + kPrefixBytes, length});
-    offset += kPrefixBytes + length;
-  }
-  if (expected_count && items.size() != *expected_count) {
-    throw StatusError(StatusCode::INVALID_VALUE_COUNT,
-                      "BYTES buffer of " + std::to_string(size) + " bytes holds " +
-                          std::to_string(items.size()) + " elements; the shape needs " +
-                          std::to_string(*expected_count));
+    const std::size_t length = read_le32(data + offset);  // checked by count_elements
+    items.push_back({data + offset + kBytesPrefix, length});
+    offset += kBytesPrefix + length;
   }
   return items;
 }

@@ -23,6 +23,13 @@ struct ByteView {
   std::size_t size;
 };
 
+// Bytes of the length prefix in front of every KServe BYTES element.
+constexpr std::size_t kBytesPrefix = 4;
+
+// Writes one element (its prefix, then its `size` bytes) at `out`; returns the end of it.
+// Requires size < 2^32.
+std::uint8_t* pack_element(const std::uint8_t* data, std::size_t size, std::uint8_t* out);
+
 // Bytes needed to pack `items`; an element longer than 2^32 - 1 bytes cannot be described by
 // its prefix and raises StatusError(INVALID_INPUT_FORMAT).
 std::size_t packed_size(const std::vector<ByteView>& items);
@@ -30,8 +37,12 @@ std::size_t packed_size(const std::vector<ByteView>& items);
 // Writes the KServe layout of `items` to `out`, which holds packed_size(items) bytes.
 void pack(const std::vector<ByteView>& items, std::uint8_t* out);
 
+// How many elements a KServe BYTES buffer holds, checking its layout without storing anything.
+std::size_t count_elements(const std::uint8_t* data, std::size_t size);
+
 // The elements of a KServe BYTES buffer, as views into it. If `expected_count` is given, a
-// buffer holding another number of elements raises StatusError(INVALID_VALUE_COUNT).
+// buffer holding another number of elements raises StatusError(INVALID_VALUE_COUNT) before
+// any view is stored: a request announcing few elements and sending millions costs nothing.
 std::vector<ByteView> unpack(const std::uint8_t* data, std::size_t size,
                              std::optional<std::size_t> expected_count = std::nullopt);
 

@@ -22,9 +22,13 @@ class InferenceTiming {
   static constexpr std::uint64_t kWarmUp = 8;
 
   void record(Clock::duration elapsed) noexcept {
-    const double seconds = std::chrono::duration<double>(elapsed).count();
+    double seconds = std::chrono::duration<double>(elapsed).count();
     const std::uint64_t count = count_.fetch_add(1, std::memory_order_relaxed) + 1;
     const double average = average_.load(std::memory_order_relaxed);
+    // One sample counts for at most kOutlier times the average: a thread descheduled in the
+    // middle of a microsecond inference must not make the model look slow, while a model
+    // that really became slower still doubles its average within a few inferences.
+    seconds = std::min(seconds, kOutlier * average);
     const double next =
         count <= kWarmUp ? std::min(average, seconds) : average + kWeight * (seconds - average);
     average_.store(next, std::memory_order_relaxed);
@@ -36,6 +40,7 @@ class InferenceTiming {
 
  private:
   static constexpr double kWeight = 0.1;  // of the newest inference
+  static constexpr double kOutlier = 4.0;
   std::atomic<double> average_{std::numeric_limits<double>::infinity()};
   std::atomic<std::uint64_t> count_{0};
 };

@@ -29,8 +29,8 @@ struct FieldSplit {
 };
 
 // Separates the length-delimited field `field_number` from a serialized message. A malformed
-// message raises StatusError(INTERNAL_ERROR) naming the byte offset; nothing is read outside
-// [data, data + size).
+// message raises StatusError(INVALID_INPUT_FORMAT) naming the byte offset; nothing is read
+// outside [data, data + size).
 FieldSplit split_length_delimited(const std::uint8_t* data, std::size_t size,
                                   std::uint32_t field_number);
 

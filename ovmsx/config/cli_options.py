@@ -76,7 +76,8 @@ class ServerOptions:
     rest_bind_address: str = "0.0.0.0"
     """``--rest_bind_address``."""
     grpc_workers: int = 1
-    """``--grpc_workers``: gRPC server instances, 1 to the CPU count."""
+    """``--grpc_workers``: serving processes sharing the gRPC port, 1 to the CPU count
+    (ovmsx/workers.py; OVMS runs that many gRPC servers in one process)."""
     grpc_max_threads: int | None = None
     """``--grpc_max_threads``: gRPC resource quota threads; ``None`` = server default."""
     grpc_memory_quota: int | None = None
@@ -187,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_uint,
         metavar="N",
         default=1,
-        help="number of gRPC servers (1..CPU count)",
+        help="serving processes sharing the gRPC port (1..CPU count)",
     )
     add("--grpc_max_threads", type=_uint, metavar="N", help="gRPC resource quota: max threads")
     add("--grpc_memory_quota", type=_uint, metavar="N", help="gRPC resource quota: bytes")

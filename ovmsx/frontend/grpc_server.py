@@ -4,7 +4,8 @@ Settings (what a Python gRPC server can tune; docs/serving.md explains each):
 - message size limits of 1 GiB each way, as OVMS;
 - no per-connection stream limit below gRPC's default, so one client's concurrency is not
   serialized (OVMS caps streams at the core count; a Python server gains nothing from that);
-- SO_REUSEPORT off, so a second server on the same port fails instead of silently sharing it.
+- SO_REUSEPORT off, so a second server on the same port fails instead of silently sharing it;
+  on only for the processes of ``--grpc_workers N`` (ovmsx/workers.py), which share it.
 
 The transport is ``grpc_core.CoreServer``: ModelInfer is answered on its polling thread when a
 quick model or graph can answer at once, everything else on the event loop.
@@ -19,7 +20,7 @@ from google.protobuf.message import DecodeError
 
 from ovmsx.frontend import grpc_predict_v2_pb2 as pb
 from ovmsx.frontend.grpc_core import AbortCall, CoreServer, Method, on_loop
-from ovmsx.frontend.grpc_status import grpc_code
+from ovmsx.frontend.grpc_status import grpc_code, status_message
 from ovmsx.frontend.kserve_service import SERVICE, KServeService
 from ovmsx.status import StatusError
 
@@ -54,7 +55,7 @@ def _model_infer(service: KServeService) -> Method:
         try:
             return service.model_infer_now(message)
         except StatusError as error:
-            raise AbortCall(grpc_code(error).value[0], error.message) from None
+            raise AbortCall(grpc_code(error).value[0], status_message(error)) from None
 
     return Method(unary=handle)
 
@@ -78,9 +79,11 @@ def create_server(
     addresses: Sequence[str],
     port: int,
     channel_arguments: Sequence[tuple[str, int | str]] = (),
+    reuse_port: bool = False,
 ) -> tuple[CoreServer, int]:
     """A server bound on every address; returns it and the bound port (useful with port 0)."""
-    options = [*SERVER_OPTIONS, *channel_arguments]
+    ours = dict(SERVER_OPTIONS) | {"grpc.so_reuseport": int(reuse_port)}
+    options = [*ours.items(), *channel_arguments]
     server = CoreServer(kserve_methods(service), options, asyncio.get_running_loop())
     bound = 0
     for address in addresses:

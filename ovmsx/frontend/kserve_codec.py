@@ -11,10 +11,11 @@ from google.protobuf.message import DecodeError
 
 from ovmsx import _core
 from ovmsx.frontend import grpc_predict_v2_pb2 as pb
-from ovmsx.frontend.kserve_inputs import KServeInput
+from ovmsx.frontend.kserve_inputs import KServeInput, PackedStrings
+from ovmsx.quoting import quote
 from ovmsx.servables.graph_requests import TIMESTAMP_PARAMETER
 from ovmsx.servables.infer_request import InferRequest, InferResult
-from ovmsx.status import StatusCode, status_error
+from ovmsx.status import StatusCode, StatusError, status_error
 
 # Field numbers of grpc_predict_v2.proto.
 RAW_INPUT_CONTENTS = 7  # ModelInferRequest.raw_input_contents
@@ -28,13 +29,9 @@ def _parameter_value(parameter: pb.InferParameter) -> object:
 
 
 def decode_infer_request(message: bytes) -> InferRequest:
-    head, ranges = _core.split_field(message, RAW_INPUT_CONTENTS)
-    try:
-        request = pb.ModelInferRequest.FromString(head)
-    except DecodeError as error:
-        raise status_error(
-            StatusCode.INTERNAL_ERROR, f"request is not a valid ModelInferRequest: {error}"
-        ) from None
+    """The request in ``message``. Bytes that are no ModelInferRequest are the client's error,
+    like any other request of the wrong format: INVALID_INPUT_FORMAT (gRPC INVALID_ARGUMENT)."""
+    request, ranges, strings = _parse(message)
     view = memoryview(message)
     raw = [view[offset : offset + size] for offset, size in ranges]
     if raw:
@@ -42,7 +39,7 @@ def decode_infer_request(message: bytes) -> InferRequest:
             if tensor.HasField("contents"):
                 raise status_error(
                     StatusCode.INVALID_MESSAGE_STRUCTURE,
-                    f"Detected buffer in InferInputTensor contents for input: {tensor.name}",
+                    f"Detected buffer in InferInputTensor contents for input: {quote(tensor.name)}",
                 )
         if len(raw) != len(request.inputs):
             raise status_error(
@@ -57,6 +54,7 @@ def decode_infer_request(message: bytes) -> InferRequest:
             tuple(t.shape),
             raw[i] if raw else None,
             None if raw else t.contents,
+            strings.get(i),
         )
         for i, t in enumerate(request.inputs)
     ]
@@ -68,6 +66,26 @@ def decode_infer_request(message: bytes) -> InferRequest:
         requested_outputs=[o.name for o in request.outputs],
         parameters={k: _parameter_value(v) for k, v in request.parameters.items()},
         message=message,
+    )
+
+
+def _parse(
+    message: bytes,
+) -> tuple[pb.ModelInferRequest, list[tuple[int, int]], dict[int, PackedStrings]]:
+    """The protobuf fields, the ``raw_input_contents`` ranges, and each input's
+    ``bytes_contents`` already packed (see csrc/core/kserve_bytes_contents.h)."""
+    try:
+        head, ranges = _core.split_field(message, RAW_INPUT_CONTENTS)
+        head, packed = _core.split_bytes_contents(head)
+        strings = {index: PackedStrings(count, data) for index, count, data in packed}
+        return pb.ModelInferRequest.FromString(head), ranges, strings
+    except DecodeError as error:
+        failure = str(error)
+    except StatusError as error:  # the core's wire reader: "malformed message at byte N: ..."
+        failure = error.details
+    # Raised outside the handlers: the new error neither chains the old one nor its frames.
+    raise status_error(
+        StatusCode.INVALID_INPUT_FORMAT, f"request is not a valid ModelInferRequest: {failure}"
     )
 
 
@@ -98,5 +116,11 @@ def encode_graph_response(
     return _core.append_field(response.SerializeToString(), RAW_OUTPUT_CONTENTS, tensors)
 
 
-def encode_stream_error(message: str) -> bytes:
-    return pb.ModelStreamInferResponse(error_message=message).SerializeToString()
+def encode_stream_error(message: str, request_id: str = "", servable_name: str = "") -> bytes:
+    """A stream's error reply. As OVMS, ``infer_response`` names the request it answers (its
+    ``id`` and ``model_name``) wherever the request could be read."""
+    response = pb.ModelStreamInferResponse(error_message=message)
+    if request_id or servable_name:
+        response.infer_response.id = request_id
+        response.infer_response.model_name = servable_name
+    return response.SerializeToString()

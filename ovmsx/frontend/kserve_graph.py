@@ -14,6 +14,7 @@ import logging
 from collections.abc import AsyncIterator
 
 from ovmsx.frontend import grpc_predict_v2_pb2 as pb
+from ovmsx.frontend.grpc_status import status_message
 from ovmsx.frontend.kserve_codec import (
     decode_infer_request,
     encode_graph_response,
@@ -22,6 +23,7 @@ from ovmsx.frontend.kserve_codec import (
 )
 from ovmsx.graph.graph_workers import WorkerPool
 from ovmsx.graph.packet import Packet
+from ovmsx.quoting import quote
 from ovmsx.servables.graph import Graph
 from ovmsx.servables.graph_execution import GraphSession
 from ovmsx.servables.graph_packets import (
@@ -55,7 +57,9 @@ def graph_inputs(graph: Graph, request: InferRequest, complete: bool) -> list[tu
     for given in request.inputs:
         kind = graph.inputs.get(given.name)
         if kind is None:
-            raise status_error(StatusCode.INVALID_UNEXPECTED_INPUT, f"{given.name} is unexpected")
+            raise status_error(
+                StatusCode.INVALID_UNEXPECTED_INPUT, f"{quote(given.name)} is unexpected"
+            )
         packets.append((given.name, _packet(kind, given)))
     if complete and len({name for name, _ in packets}) < len(graph.inputs):
         missing = sorted(set(graph.inputs) - {name for name, _ in packets})
@@ -139,7 +143,7 @@ class GraphStream:
     def __init__(self, graph: Graph, first: InferRequest, workers: WorkerPool) -> None:
         graph.check_version(first.version)
         self._graph = graph
-        self._first = first
+        self._first: InferRequest | None = first
         self._responses: asyncio.Queue[bytes | StatusError | None] = asyncio.Queue()
         self._session = GraphSession(
             graph.serving_plan(),
@@ -165,14 +169,15 @@ class GraphStream:
 
     async def _read(self, rest: AsyncIterator[bytes]) -> None:
         try:
-            self._feed(self._first, FIRST)
+            # The stream and its graph instance reference each other until the collector
+            # runs; the first request (and the message it views) must not wait for that.
+            first, self._first = self._first, None
+            assert first is not None
+            self._feed(first, FIRST)
+            del first
             async for message in rest:
-                try:
-                    request = decode_infer_request(message)
-                except StatusError as error:
-                    self._reply_error(error.message + LATER)
-                    continue
-                self._feed(request, LATER)
+                self._take(message)
+                del message  # not kept while the next request is awaited
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the client's side broke: end the instance
@@ -181,32 +186,47 @@ class GraphStream:
             return
         self._session.close()
 
+    def _take(self, message: bytes) -> None:
+        try:
+            request = decode_infer_request(message)
+        except StatusError as error:
+            self._reply_error(status_message(error) + LATER)
+            return
+        self._feed(request, LATER)
+
     def _feed(self, request: InferRequest, suffix: str) -> None:
         graph = self._graph
         try:
             if request.servable_name != graph.name:
                 raise status_error(
                     StatusCode.MEDIAPIPE_INCORRECT_SERVABLE_NAME,
-                    f"stream serves {graph.name}, request names {request.servable_name}",
+                    f"stream serves {graph.name}, request names {quote(request.servable_name)}",
                 )
             if request.version not in ("", "0", "1"):
                 raise status_error(
                     StatusCode.MEDIAPIPE_INCORRECT_SERVABLE_VERSION,
-                    f"graphs have version 1, request names {request.version}",
+                    f"graphs have version 1, request names {quote(request.version)}",
                 )
             timestamp = request_timestamp(request.parameters)
             if timestamp is None:
                 timestamp = clock_timestamp(self._last_timestamp)
             inputs = graph_inputs(graph, request, complete=False)
         except StatusError as error:
-            self._reply_error(error.message + suffix)
+            self._reply_error(status_message(error) + suffix, request)
             return
         if self._last_timestamp is None or timestamp > self._last_timestamp:
             self._last_timestamp = timestamp
         self._session.submit(inputs, timestamp)
 
-    def _reply_error(self, message: str) -> None:
-        self._responses.put_nowait(encode_stream_error(message))
+    def _reply_error(self, message: str, request: InferRequest | None = None) -> None:
+        """An error reply naming the request it answers (its id and servable name). When the
+        request is not known (unreadable, or refused later by the graph, which does not say
+        which request fed the packets), it names the graph only."""
+        if request is None:
+            reply = encode_stream_error(message, "", self._graph.name)
+        else:
+            reply = encode_stream_error(message, request.id, request.servable_name)
+        self._responses.put_nowait(reply)
 
     # -- from the graph instance (on the loop) ---------------------------------------------
 
@@ -219,7 +239,7 @@ class GraphStream:
         self._responses.put_nowait(wrap_stream_response(response))
 
     def _on_reject(self, error: StatusError) -> None:
-        self._reply_error(error.message)
+        self._reply_error(status_message(error))
 
     def _on_end(self, error: StatusError | None) -> None:
         self._responses.put_nowait(error)

@@ -8,11 +8,13 @@ refused before anything is allocated.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-from ovmsx import _core, bytes_codec
+from ovmsx import _core
 from ovmsx.datatypes import element_size
+from ovmsx.quoting import quote, quote_shape
 from ovmsx.status import StatusCode, status_error
 
 # Which InferTensorContents field carries a datatype, the numpy type that holds the field's
@@ -34,17 +36,34 @@ _TYPED_FIELD: dict[str, tuple[str, type, type]] = {
 }
 
 
+class PackedStrings(NamedTuple):
+    """An input's ``bytes_contents``, cut out of the request before protobuf parses it: how
+    many elements, and all of them in the KServe BYTES layout."""
+
+    count: int
+    data: bytes
+
+
 class KServeInput:
     """One ``InferInputTensor`` with its data: a view of ``raw_input_contents`` or ``contents``."""
 
-    __slots__ = ("_contents", "_raw", "datatype", "name", "shape")
+    __slots__ = ("_contents", "_raw", "_strings", "datatype", "name", "shape")
 
-    def __init__(self, name: str, datatype: str, shape: tuple[int, ...], raw, contents) -> None:
+    def __init__(
+        self,
+        name: str,
+        datatype: str,
+        shape: tuple[int, ...],
+        raw,
+        contents,
+        strings: PackedStrings | None = None,
+    ) -> None:
         self.name = name
         self.datatype = datatype
         self.shape = shape
         self._raw = raw  # memoryview into the request message, or None
         self._contents = contents  # InferTensorContents, or None
+        self._strings = strings  # its bytes_contents, if it had any
 
     @property
     def is_raw(self) -> bool:
@@ -64,8 +83,8 @@ class KServeInput:
         if any(dim < 0 for dim in self.shape):
             raise status_error(
                 StatusCode.INVALID_SHAPE,
-                f"Negative dimension size is not acceptable: {_shape_text(self.shape)}; "
-                f"input name: {self.name}",
+                f"Negative dimension size is not acceptable: {quote_shape(self.shape)}; "
+                f"input name: {quote(self.name)}",
             )
         # Python nodes get BF16 the way OVMS gives it to them: as a custom datatype, since
         # pyovms has no buffer format for it.
@@ -75,7 +94,7 @@ class KServeInput:
             raise status_error(
                 StatusCode.INVALID_PRECISION,
                 f"Provided datatype is invalid, custom datatypes are allowed only when "
-                f"raw_input_contents is used; input name: {self.name}",
+                f"raw_input_contents is used; input name: {quote(self.name)}",
             )
         count = math.prod(self.shape)
         if self._raw is not None:
@@ -83,7 +102,8 @@ class KServeInput:
         if self.datatype != "BYTES" and self.datatype not in _TYPED_FIELD:
             raise status_error(
                 StatusCode.NOT_IMPLEMENTED,
-                f"{self.datatype} data must come in raw_input_contents; input name: {self.name}",
+                f"{quote(self.datatype)} data must come in raw_input_contents; "
+                f"input name: {quote(self.name)}",
             )
         return self._typed_tensor(self.datatype, count)
 
@@ -96,16 +116,17 @@ class KServeInput:
             raise status_error(
                 StatusCode.INVALID_CONTENT_SIZE,
                 f"Expected: {count * itemsize} bytes; Actual: {len(self._raw)} bytes; "
-                f"input name: {self.name}",
+                f"input name: {quote(self.name)}",
             )
         return _core.Tensor._from_raw(self.name, self._raw, list(self.shape), self.datatype)
 
     def _typed_tensor(self, datatype: str, count: int) -> _core.Tensor:
         contents = self._contents
         if datatype == "BYTES":
-            values = contents.bytes_contents if contents is not None else ()
-            _check_value_count(len(values), count, self.name)
-            data = bytes_codec.pack(list(values)) if count else b""
+            # Counted before anything is built; the packed elements are used as they are.
+            strings = self._strings or PackedStrings(0, b"")
+            _check_value_count(strings.count, count, self.name)
+            data = strings.data
         else:
             field, stored, dtype = _TYPED_FIELD.get(datatype, ("", np.uint8, np.uint8))
             values = getattr(contents, field) if field and contents is not None else ()
@@ -114,13 +135,9 @@ class KServeInput:
         return _core.Tensor._from_raw(self.name, data, list(self.shape), self.datatype)
 
 
-def _shape_text(shape: tuple[int, ...]) -> str:
-    return "(" + ",".join(str(dim) for dim in shape) + ")"
-
-
 def _check_value_count(actual: int, expected: int, name: str) -> None:
     if actual != expected:
         raise status_error(
             StatusCode.INVALID_VALUE_COUNT,
-            f"Expected: {expected} values; Actual: {actual} values; input name: {name}",
+            f"Expected: {expected} values; Actual: {actual} values; input name: {quote(name)}",
         )

@@ -12,7 +12,7 @@ from functools import partial
 
 from ovmsx import __version__
 from ovmsx.frontend import grpc_predict_v2_pb2 as pb
-from ovmsx.frontend.grpc_status import abort
+from ovmsx.frontend.grpc_status import abort, status_message
 from ovmsx.frontend.kserve_codec import (
     decode_infer_request,
     encode_infer_response,
@@ -21,6 +21,7 @@ from ovmsx.frontend.kserve_codec import (
 )
 from ovmsx.frontend.kserve_graph import GraphStream, infer_graph, infer_graph_now
 from ovmsx.frontend.kserve_metadata import graph_metadata, model_metadata, pipeline_metadata
+from ovmsx.quoting import quote
 from ovmsx.servables.infer_request import InferRequest
 from ovmsx.servables.registry import ServableRegistry
 from ovmsx.status import StatusCode, StatusError, status_error
@@ -140,7 +141,11 @@ class KServeService:
     async def ModelStreamInfer(
         self, messages: AsyncIterator[bytes], context
     ) -> AsyncIterator[bytes]:
-        """A graph keeps one instance for the whole stream; a model answers each request."""
+        """A graph keeps one instance for the whole stream; a model answers each request.
+
+        No request is kept longer than it takes to answer it: a stream may idle for long, and
+        every message may be large.
+        """
         first = await anext(messages, None)
         if first is None:
             return
@@ -148,29 +153,42 @@ class KServeService:
             request = decode_infer_request(first)
         except StatusError as error:
             await abort(context, error)
+        del first  # ``request`` holds what is needed
         graph = self._registry.graphs.get(request.servable_name)
         if graph is None:
             known = (self._registry.models, self._registry.pipelines)
             if not any(request.servable_name in names for names in known):
                 # As OVMS: a stream whose first request names nothing ends with NOT_FOUND.
-                await abort(
-                    context, status_error(StatusCode.MODEL_NAME_MISSING, request.servable_name)
-                )
-            yield await self._stream_reply(first)
+                missing = status_error(StatusCode.MODEL_NAME_MISSING, quote(request.servable_name))
+                await abort(context, missing)
+            reply = await self._stream_answer(request)
+            del request
+            yield reply
             async for message in messages:
-                yield await self._stream_reply(message)
+                reply = await self._stream_reply(message)
+                del message
+                yield reply
             return
         try:
             stream = GraphStream(graph, request, self._registry.graph_workers)
         except StatusError as error:
             await abort(context, error)
+        del request
         async for response in stream.responses(messages):
             if isinstance(response, StatusError):
                 await abort(context, response)
             yield response
 
     async def _stream_reply(self, message: bytes) -> bytes:
+        """A model's answer to one streamed request, or its error as a stream reply."""
         try:
-            return wrap_stream_response(await self._infer(message))
+            request = decode_infer_request(message)
         except StatusError as error:
-            return encode_stream_error(error.message)
+            return encode_stream_error(status_message(error))
+        return await self._stream_answer(request)
+
+    async def _stream_answer(self, request: InferRequest) -> bytes:
+        try:
+            return wrap_stream_response(await self._infer_request(request))
+        except StatusError as error:
+            return encode_stream_error(status_message(error), request.id, request.servable_name)

@@ -16,6 +16,7 @@ from ovmsx.graph.calculators.openvino_inference import MEDIAPIPE_TENSOR_DATATYPE
 from ovmsx.graph.contract import TENSORFLOW_PREFIXES
 from ovmsx.graph.graph_config import StreamRef
 from ovmsx.graph.image_frame import INPUT_FORMATS, ImageFrame
+from ovmsx.quoting import quote, quote_shape
 from ovmsx.status import StatusCode, status_error
 
 
@@ -81,7 +82,7 @@ def image_packet(tensor: _core.Tensor, raw: bool, name: str) -> ImageFrame:
     if image_format is None:
         raise status_error(
             StatusCode.INVALID_INPUT_FORMAT,
-            f"no MediaPipe image format holds {tensor.datatype} with {shape[2]} channels; "
+            f"no MediaPipe image format holds {quote(tensor.datatype)} with {shape[2]} channels; "
             f"input name: {name}",
         )
     return ImageFrame(image_format, tensor)
@@ -93,12 +94,12 @@ def mediapipe_tensor_packet(tensor: _core.Tensor, raw: bool, name: str) -> _core
         raise status_error(
             StatusCode.INVALID_PRECISION,
             f"TENSOR inputs take FP32, FP16 (raw), INT32, INT8, UINT8 or BOOL; Actual: "
-            f"{tensor.datatype}; input name: {name}",
+            f"{quote(tensor.datatype)}; input name: {name}",
         )
     if any(dim <= 0 for dim in tensor.shape):
         raise status_error(
             StatusCode.INVALID_SHAPE,
-            f"TENSOR inputs need every dimension > 0; Actual: {list(tensor.shape)}; "
+            f"TENSOR inputs need every dimension > 0; Actual: {quote_shape(tensor.shape)}; "
             f"input name: {name}",
         )
     return tensor

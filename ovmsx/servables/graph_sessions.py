@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ovmsx import _core
 from ovmsx.pipeline.pipeline_run import TensorInput
 from ovmsx.pipeline.ports import PortSpec, from_port_info
+from ovmsx.quoting import quote
 from ovmsx.servables.infer_request import InferRequest
 from ovmsx.status import StatusCode, status_error
 
@@ -90,7 +91,7 @@ class GraphSessions:
             registry.pipelines[name].serving()
             kind = PipelineSession
         else:
-            raise status_error(StatusCode.MODEL_NAME_MISSING, f"name: {name}")
+            raise status_error(StatusCode.MODEL_NAME_MISSING, f"name: {quote(name)}")
         found = self._sessions.get((name, version))
         if type(found) is not kind:
             found = self._sessions[(name, version)] = (

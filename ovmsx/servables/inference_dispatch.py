@@ -25,8 +25,8 @@ class InferenceDispatcher:
         self._waiting: dict[int, asyncio.Future[list[_core.Tensor]]] = {}
         self._tokens = itertools.count(1)
         # ModelInfer calls being answered right now, which the frontend counts: on this loop,
-        # and on the gRPC polling thread (each count has one writer, so no lock is needed).
-        # How busy the server is, for graphs deciding whether to infer on the loop themselves.
+        # and on gRPC's polling thread (each count has one writer, so no lock is needed). How
+        # busy the server is, for graphs deciding whether to infer on the loop themselves.
         self.requests_on_loop = 0
         self.requests_polled = 0
         loop.add_reader(self.queue.fd, self._deliver)

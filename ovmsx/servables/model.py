@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ovmsx.quoting import quote
 from ovmsx.servables.model_version import ModelVersion, VersionState
 from ovmsx.status import StatusCode, status_error
 
@@ -16,7 +17,7 @@ def parse_version(text: str) -> int:
     if text == "":
         return 0
     if not _VERSION.fullmatch(text) or abs(int(text)) >= 2**63:
-        raise status_error(StatusCode.MODEL_VERSION_INVALID_FORMAT, f"version: {text!r}")
+        raise status_error(StatusCode.MODEL_VERSION_INVALID_FORMAT, f"version: {quote(text)!r}")
     return int(text)
 
 

@@ -17,6 +17,7 @@ from ovmsx.config.pipeline_config import CustomNodeLibraryConfig, PipelineConfig
 from ovmsx.graph.graph_workers import WorkerPool
 from ovmsx.pipeline.pipeline_definition import build_definition
 from ovmsx.pipeline.pipeline_run import run_pipeline, string_inputs_as_padded
+from ovmsx.quoting import quote
 from ovmsx.servables.graph import Graph
 from ovmsx.servables.graph_sessions import GraphSessions
 from ovmsx.servables.infer_request import InferRequest, InferResult
@@ -197,7 +198,7 @@ class ServableRegistry:
     def model(self, name: str) -> Model:
         found = self.models.get(name)
         if found is None:
-            raise status_error(StatusCode.MODEL_NAME_MISSING, f"name: {name}")
+            raise status_error(StatusCode.MODEL_NAME_MISSING, f"name: {quote(name)}")
         return found
 
     def version(self, name: str, version: str) -> ModelVersion:
@@ -255,7 +256,7 @@ class ServableRegistry:
 def _check_requested_outputs(known: Collection[str], requested: Sequence[str]) -> None:
     for name in requested:
         if name not in known:
-            raise status_error(StatusCode.INVALID_MISSING_OUTPUT, f"Required output: {name}")
+            raise status_error(StatusCode.INVALID_MISSING_OUTPUT, f"Required output: {quote(name)}")
 
 
 def _pick(

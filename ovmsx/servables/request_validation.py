@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ovmsx import _core
+from ovmsx.quoting import quote, quote_shape
 from ovmsx.servables.infer_request import RequestInput
 from ovmsx.servables.port_layout import batch_index
 from ovmsx.status import StatusCode, status_error
@@ -38,10 +39,6 @@ def model_shape_text(port: _core.PortInfo) -> str:
     if port.rank_dynamic:
         return "..."
     return "(" + ",".join(_dim_text(d) for d in port.dims) + ")"
-
-
-def shape_text(shape: Sequence[int]) -> str:
-    return "(" + ",".join(str(d) for d in shape) + ")"
 
 
 def _matches(bounds: tuple[int, int], value: int) -> bool:
@@ -76,13 +73,13 @@ class _InputRule:
             raise status_error(
                 StatusCode.INVALID_SHAPE,
                 "Negative or zero dimension size is not acceptable: "
-                f"{shape_text(shape)}; input name: {name}",
+                f"{quote_shape(shape)}; input name: {name}",
             )
         if given.datatype != port.datatype:
             expected = _OVMS_PRECISION.get(port.datatype, port.datatype)
             raise status_error(
                 StatusCode.INVALID_PRECISION,
-                f"Expected: {expected}; Actual: {given.datatype}; input name: {name}",
+                f"Expected: {expected}; Actual: {quote(given.datatype)}; input name: {name}",
             )
         dims = self.dims
         if dims is not None:
@@ -102,7 +99,7 @@ class _InputRule:
     def _shape_error(self, code: StatusCode, shape: Sequence[int]) -> Exception:
         return status_error(
             code,
-            f"Expected: {model_shape_text(self.port)}; Actual: {shape_text(shape)}; "
+            f"Expected: {model_shape_text(self.port)}; Actual: {quote_shape(shape)}; "
             f"input name: {self.port.name}",
         )
 

@@ -192,7 +192,7 @@ def test_mediapipe_tensor_refuses_other_datatypes(stub, datatype, dtype) -> None
 
 def test_mediapipe_tensor_refuses_a_zero_dimension(stub) -> None:
     message = add_raw(request("mp_tensor"), "t", np.ones((0, 3), np.float32))
-    details = "TENSOR inputs need every dimension > 0; Actual: [0, 3]; input name: t"
+    details = "TENSOR inputs need every dimension > 0; Actual: (0,3); input name: t"
     got = rpc_error(stub.ModelInfer, message)
     assert_status(got, grpc.StatusCode.INVALID_ARGUMENT, SHAPE, details)
 

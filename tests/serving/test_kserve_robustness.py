@@ -11,6 +11,7 @@ from tritonclient.grpc import service_pb2_grpc
 
 Stub = service_pb2_grpc.GRPCInferenceServiceStub
 METHOD = "/inference.GRPCInferenceService/ModelInfer"
+INPUT_FORMAT = "Inputs inside buffer does not match expected format."
 
 
 def _send_bytes(server_url: str, message: bytes) -> tuple[grpc.StatusCode, str]:
@@ -22,9 +23,7 @@ def _send_bytes(server_url: str, message: bytes) -> tuple[grpc.StatusCode, str]:
 def test_a_message_that_is_not_protobuf_is_refused(server, stub: Stub) -> None:
     # Field 1 (model_name) holding bytes that are not UTF-8: not a valid ModelInferRequest.
     got = _send_bytes(server.url, b"\x0a\x02\xff\xfe")
-    assert_status(
-        got, grpc.StatusCode.INTERNAL, "Internal server error", contains="ModelInferRequest"
-    )
+    assert_status(got, grpc.StatusCode.INVALID_ARGUMENT, INPUT_FORMAT, contains="ModelInferRequest")
     x = np.ones((1, 10), np.float32)
     np.testing.assert_array_equal(
         output(stub.ModelInfer(add_raw(request("add_one"), "input", x)), "output"), x + 1
@@ -34,9 +33,7 @@ def test_a_message_that_is_not_protobuf_is_refused(server, stub: Stub) -> None:
 def test_a_truncated_message_is_refused(server) -> None:
     message = add_raw(request("add_one"), "input", np.ones((1, 10), np.float32))
     got = _send_bytes(server.url, message.SerializeToString()[:-7])
-    assert_status(
-        got, grpc.StatusCode.INTERNAL, "Internal server error", contains="malformed message"
-    )
+    assert_status(got, grpc.StatusCode.INVALID_ARGUMENT, INPUT_FORMAT, contains="malformed message")
 
 
 def test_narrow_integers_in_32_bit_fields_wrap_like_a_cast(stub: Stub) -> None:
