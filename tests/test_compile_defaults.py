@@ -15,6 +15,7 @@ from ovmsx import _core
 from ovmsx.config import ModelConfig
 from ovmsx.servables import compile_defaults
 from ovmsx.servables.model_loader import compile_version
+from ovmsx.server import set_cpu_defaults
 
 THREADS = "INFERENCE_NUM_THREADS"
 
@@ -57,3 +58,27 @@ def test_defaults_belong_to_the_device_named(one_thread: None) -> None:
     assert compile_defaults.defaults_for("CPU") == {THREADS: "1"}
     assert compile_defaults.defaults_for("AUTO") == {}
     assert compile_defaults.defaults_for("GPU") == {}
+
+
+@pytest.fixture
+def server_defaults() -> Iterator[None]:
+    set_cpu_defaults(workers=1)
+    yield
+    compile_defaults.set_defaults("CPU", {})
+
+
+def _pinning(folder: Path, **settings) -> bool:
+    config = ModelConfig(name="m", base_path=str(folder.parent), **settings)
+    version = compile_version(config, folder, _core.CompletionQueue(), None)
+    try:
+        return version.compiled.get_property("ENABLE_CPU_PINNING") in (True, "YES", "True")
+    finally:
+        version.pool.close()
+
+
+def test_the_server_compiles_without_cpu_pinning_unless_asked(
+    folder: Path, server_defaults: None
+) -> None:
+    """Quick models infer on the gRPC polling thread, which pinning would tie to one core."""
+    assert not _pinning(folder)
+    assert _pinning(folder, plugin_config={"ENABLE_CPU_PINNING": True})
