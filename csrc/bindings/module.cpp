@@ -18,6 +18,9 @@ PYBIND11_MODULE(_core, m) {
   m.def("tune_allocator", &ovmsx::tune_allocator, pybind11::arg("mmap_threshold"),
         pybind11::arg("trim_threshold"),
         "Raise glibc's mmap and trim thresholds (bytes); False where unsupported.");
+  m.def("release_free_memory", &ovmsx::release_free_memory,
+        pybind11::call_guard<pybind11::gil_scoped_release>(),
+        "Give the free memory glibc keeps for reuse back to the kernel; True if some was.");
   m.def("openvino_version", &ovmsx::openvino_version,
         "Build number of the OpenVINO runtime _core is linked with.");
 }

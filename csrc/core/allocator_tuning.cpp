@@ -23,4 +23,12 @@ bool tune_allocator(std::size_t mmap_threshold, std::size_t trim_threshold) {
 #endif
 }
 
+bool release_free_memory() {
+#if defined(__GLIBC__)
+  return malloc_trim(0) == 1;
+#else
+  return false;
+#endif
+}
+
 }  // namespace ovmsx

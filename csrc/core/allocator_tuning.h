@@ -13,4 +13,7 @@ namespace ovmsx {
 // Returns false when the C library does not take the settings.
 bool tune_allocator(std::size_t mmap_threshold, std::size_t trim_threshold);
 
+// Gives the free memory every arena keeps back to the kernel (malloc_trim); true if some was.
+bool release_free_memory();
+
 }  // namespace ovmsx

@@ -32,6 +32,8 @@ from functools import partial
 
 from grpc._cython import cygrpc
 
+from ovmsx import _core
+
 log = logging.getLogger("ovmsx.frontend")
 
 OK = 0
@@ -44,6 +46,10 @@ UNAVAILABLE = 14
 # Calls the C core may hand over before the polling thread asks for more: enough that a burst
 # of new calls never waits for the thread to re-arm one at a time.
 PENDING_CALLS = 16
+# Messages at least this large leave freed memory in glibc's arenas (gRPC reads them in pieces
+# on its own threads; the server raises glibc's trim threshold so that steady traffic reuses
+# it): when no call is left in flight after one, that memory goes back to the kernel.
+LARGE_MESSAGE = 16 << 20
 _NO_FLAGS = 0
 _NEW_CALL = object()
 _SHUTDOWN = object()
@@ -106,6 +112,7 @@ class CoreServer:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._calls = 0  # calls begun and not yet finished, under _lock
+        self._large_received = False  # since memory was last given back, under _lock
         self._stopping = False
         self._drained = asyncio.Event()
         self._shut_down = asyncio.Event()
@@ -188,6 +195,8 @@ class CoreServer:
         if message is None:  # cancelled before its message arrived, or no message at all
             self._finish(call, CANCELLED, "no request message", closing=True)
             return
+        if len(message) >= LARGE_MESSAGE:
+            self.note_large_message()
         try:
             answer = handler(message)
         except AbortCall as error:
@@ -206,10 +215,19 @@ class CoreServer:
         if not event.success or event.batch_operations[0].cancelled():
             self._loop.call_soon_threadsafe(task.cancel)
 
+    def note_large_message(self) -> None:
+        with self._lock:
+            self._large_received = True
+
     def _call_done(self, _event=None) -> None:
         with self._lock:
             self._calls -= 1
             idle = self._calls == 0
+            release = idle and self._large_received
+            if release:
+                self._large_received = False
+        if release:
+            _core.release_free_memory()
         if idle and self._stopping:
             self._loop.call_soon_threadsafe(self._drained.set)
 
@@ -263,7 +281,8 @@ class CoreServer:
             self._reply(call, answer, closing=False)
 
     def _start_stream(self, call, handler: StreamHandler) -> None:
-        self._watch(call, _Stream(call, self._loop).run(handler, self._finish))
+        stream = _Stream(call, self._loop, self.note_large_message)
+        self._watch(call, stream.run(handler, self._finish))
 
 
 class _ClientGone(Exception):
@@ -273,12 +292,13 @@ class _ClientGone(Exception):
 class _Stream:
     """One streaming call on the loop: receives as an async iterator, sends one at a time."""
 
-    __slots__ = ("_call", "_loop", "_metadata_sent")
+    __slots__ = ("_call", "_loop", "_metadata_sent", "_note_large")
 
-    def __init__(self, call, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, call, loop: asyncio.AbstractEventLoop, note_large: Callable[[], None]):
         self._call = call
         self._loop = loop
         self._metadata_sent = False
+        self._note_large = note_large
 
     async def run(self, handler: StreamHandler, finish) -> None:
         code, details = OK, ""
@@ -302,6 +322,8 @@ class _Stream:
             message = await future
             if message is None:
                 return
+            if len(message) >= LARGE_MESSAGE:
+                self._note_large()
             yield message
 
     async def _send(self, message: bytes) -> None:
