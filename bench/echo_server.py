@@ -122,6 +122,48 @@ async def serve(address: str, inputs: Sequence[InputSpec]) -> None:
     await server.wait_for_termination()
 
 
+async def serve_on_core(address: str, inputs: Sequence[InputSpec]) -> None:
+    """The same echo on ovmsx's own transport (ovmsx/frontend/grpc_core.py): ModelInfer
+    answered on the polling thread, the other RPCs on the event loop."""
+    from ovmsx.frontend.grpc_core import CoreServer, Method, on_loop
+
+    service = EchoService(inputs)
+
+    def messages(handler, request_type) -> Method:
+        async def handle(message: bytes, context) -> bytes:
+            response = await handler(request_type.FromString(message), context)
+            return response.SerializeToString()
+
+        return Method(unary=on_loop(handle))
+
+    def infer(message: bytes) -> bytes:
+        return echo(pb.ModelInferRequest.FromString(message)).SerializeToString()
+
+    async def stream(requests, context):
+        async for message in requests:
+            answer = echo(pb.ModelInferRequest.FromString(message))
+            yield pb.ModelStreamInferResponse(infer_response=answer).SerializeToString()
+
+    methods = {
+        "ServerLive": messages(service.server_live, pb.ServerLiveRequest),
+        "ServerReady": messages(service.server_ready, pb.ServerReadyRequest),
+        "ModelReady": messages(service.model_ready, pb.ModelReadyRequest),
+        "ServerMetadata": messages(service.server_metadata, pb.ServerMetadataRequest),
+        "ModelMetadata": messages(service.model_metadata, pb.ModelMetadataRequest),
+        "ModelInfer": Method(unary=infer),
+        "ModelStreamInfer": Method(stream=stream),
+    }
+    _core.tune_allocator(MMAP_THRESHOLD, TRIM_THRESHOLD)
+    loop = asyncio.get_running_loop()
+    server = CoreServer(
+        {f"/{SERVICE}/{name}": method for name, method in methods.items()}, SERVER_OPTIONS, loop
+    )
+    server.add_insecure_port(address)
+    await server.start()
+    print(f"echo server (ovmsx transport) listening on {address}", flush=True)
+    await asyncio.Event().wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
@@ -134,8 +176,15 @@ def main() -> None:
         default=[],
         help="NAME:DATATYPE:D1,D2,... reported by ModelMetadata (repeatable)",
     )
+    parser.add_argument(
+        "--transport",
+        choices=("aio", "core"),
+        default="aio",
+        help="grpc.aio (default), or ovmsx's own transport polling gRPC's completion queue",
+    )
     args = parser.parse_args()
-    asyncio.run(serve(f"{args.host}:{args.port}", args.inputs))
+    run = serve if args.transport == "aio" else serve_on_core
+    asyncio.run(run(f"{args.host}:{args.port}", args.inputs))
 
 
 if __name__ == "__main__":
