@@ -103,9 +103,11 @@ class KServeService:
         graph = registry.graphs.get(name)
         if graph is not None:
             return infer_graph_now(graph, request)
-        if name in registry.pipelines:
-            return None
-        result = registry.infer_now(request)
+        pipeline = registry.pipelines.get(name)
+        if pipeline is not None:
+            result = registry.infer_pipeline_now(pipeline, request)
+        else:
+            result = registry.infer_now(request)
         return None if result is None else encode_infer_response(result, request.id)
 
     async def _answer_later(self, request: InferRequest, context) -> bytes:

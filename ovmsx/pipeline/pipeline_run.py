@@ -1,8 +1,11 @@
 """Running a pipeline for one request.
 
 Every node is a task that waits for the nodes it reads from, so independent branches run at
-the same time. A value is kept per shard: the key of a tensor is the tuple of shard indices of
-the demultiplexers open at its node (``()`` outside any). A demultiplexer's outputs fan out to
+the same time. A chain of quick nodes without demultiplexers also runs blocking, on the thread
+that has the request (``runs_now``, ``run_pipeline_now``): no task, no hand-off.
+
+A value is kept per shard: the key of a tensor is the tuple of shard indices of the
+demultiplexers open at its node (``()`` outside any). A demultiplexer's outputs fan out to
 keys one index longer; a gathering node stacks the last index back; the response stacks
 whatever is still open.
 """
@@ -15,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from ovmsx import _core
 from ovmsx.config.pipeline_config import ENTRY_NODE
+from ovmsx.graph.graph_run import run_without_suspending
 from ovmsx.pipeline.pipeline_definition import NodeSpec, PipelineDefinition
 from ovmsx.pipeline.shards import renamed, split, stack
 from ovmsx.servables.inference_dispatch import InferenceDispatcher
@@ -77,12 +81,38 @@ def _gather_last(values: Values, where: str) -> Values:
     }
 
 
+def runs_now(definition: PipelineDefinition) -> bool:
+    """Whether a request can run right on the caller's thread: a chain of nodes with no
+    demultiplexer, every model measured quick and every custom node quick enough to run
+    inline (so the whole run never has to wait for another thread)."""
+    if not definition.sequential or definition.entry_depth:
+        return False
+    for spec in definition.nodes.values():
+        if spec.config.demultiply_count is not None:
+            return False
+        if spec.model_version is not None:
+            compiled = spec.model_version.compiled
+            if compiled is None or not compiled.runs_here():
+                return False
+        elif spec.caller is None or not spec.caller.inline:
+            return False
+    return True
+
+
+def run_pipeline_now(
+    definition: PipelineDefinition, tensors: Mapping[str, _core.Tensor]
+) -> list[_core.Tensor]:
+    """``run_pipeline`` on the caller's thread, every node blocking, for ``runs_now``."""
+    return run_without_suspending(run_pipeline(definition, tensors, None))
+
+
 async def run_pipeline(
     definition: PipelineDefinition,
     tensors: Mapping[str, _core.Tensor],
-    dispatcher: InferenceDispatcher,
+    dispatcher: InferenceDispatcher | None,
 ) -> list[_core.Tensor]:
-    """The pipeline's outputs for the request's (validated) inputs, in config order."""
+    """The pipeline's outputs for the request's (validated) inputs, in config order. Without
+    a dispatcher every node runs blocking on this thread (``run_pipeline_now``)."""
     config = definition.config
     values: dict[tuple[str, str], Values] = {}
     for name, tensor in tensors.items():
@@ -114,7 +144,7 @@ async def run_pipeline(
 async def _run_concurrently(
     definition: PipelineDefinition,
     values: dict[tuple[str, str], Values],
-    dispatcher: InferenceDispatcher,
+    dispatcher: InferenceDispatcher | None,
 ) -> None:
     """One task per node, each waiting for the nodes it reads from."""
     tasks: dict[str, asyncio.Task] = {}
@@ -133,7 +163,7 @@ async def _run_node(
     spec: NodeSpec,
     tasks: Mapping[str, asyncio.Task],
     values: dict[tuple[str, str], Values],
-    dispatcher: InferenceDispatcher,
+    dispatcher: InferenceDispatcher | None,
 ) -> None:
     if tasks:
         await asyncio.gather(*(tasks[name] for name in spec.upstream))
@@ -170,7 +200,7 @@ async def _run_node(
 
 
 async def _execute(
-    spec: NodeSpec, inputs: dict[str, _core.Tensor], dispatcher: InferenceDispatcher
+    spec: NodeSpec, inputs: dict[str, _core.Tensor], dispatcher: InferenceDispatcher | None
 ) -> dict[str, _core.Tensor]:
     if spec.model_version is not None:
         compiled = spec.model_version.compiled
@@ -178,11 +208,17 @@ async def _execute(
             raise status_error(StatusCode.MODEL_VERSION_NOT_LOADED_ANYMORE, spec.name)
         given = [TensorInput(name, tensor) for name, tensor in inputs.items()]
         ordered = compiled.validator.tensors(given)
-        outputs = await dispatcher.infer(compiled.pool, ordered)
+        if dispatcher is None:
+            outputs = compiled.pool.infer(ordered, True)
+        else:
+            outputs = await dispatcher.infer(compiled.pool, ordered)
         return {port.name: tensor for port, tensor in zip(compiled.outputs, outputs, strict=True)}
     assert spec.caller is not None
     prepared = [_padded_if_strings(renamed(t, name)) for name, t in inputs.items()]
-    produced = await spec.caller.execute(prepared)
+    if dispatcher is None:
+        produced = spec.caller.execute_here(prepared)
+    else:
+        produced = await spec.caller.execute(prepared)
     return {tensor.name: tensor for tensor in produced}
 
 

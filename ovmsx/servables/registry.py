@@ -16,7 +16,12 @@ from ovmsx.config.model_config import ModelConfig
 from ovmsx.config.pipeline_config import CustomNodeLibraryConfig, PipelineConfig
 from ovmsx.graph.graph_workers import WorkerPool
 from ovmsx.pipeline.pipeline_definition import build_definition
-from ovmsx.pipeline.pipeline_run import run_pipeline, string_inputs_as_padded
+from ovmsx.pipeline.pipeline_run import (
+    run_pipeline,
+    run_pipeline_now,
+    runs_now,
+    string_inputs_as_padded,
+)
 from ovmsx.quoting import quote
 from ovmsx.servables.graph import Graph
 from ovmsx.servables.graph_sessions import GraphSessions
@@ -214,16 +219,19 @@ class ServableRegistry:
     # -- inference -------------------------------------------------------------------------
 
     async def infer_pipeline(self, pipeline: Pipeline, request: InferRequest) -> InferResult:
-        pipeline.check_version(request.version)
-        definition, validator = pipeline.serving()
-        tensors = validator.tensors(string_inputs_as_padded(definition, request.inputs))
-        _check_requested_outputs(definition.outputs.keys(), request.requested_outputs)
-        by_name = dict(zip(definition.inputs, tensors, strict=True))
+        definition, by_name = _pipeline_inputs(pipeline, request)
         outputs = await run_pipeline(definition, by_name, self._dispatcher)
-        if request.requested_outputs:
-            produced = {t.name: t for t in outputs}
-            outputs = [produced[name] for name in request.requested_outputs]
-        return InferResult(pipeline.name, 1, outputs)
+        return _pipeline_result(pipeline, request, outputs)
+
+    def infer_pipeline_now(self, pipeline: Pipeline, request: InferRequest) -> InferResult | None:
+        """The answer on the caller's thread for a chain of quick nodes (``runs_now``); None
+        when the pipeline must run as ``infer_pipeline``."""
+        pipeline.check_version(request.version)
+        definition, _ = pipeline.serving()
+        if not runs_now(definition):
+            return None
+        definition, by_name = _pipeline_inputs(pipeline, request)
+        return _pipeline_result(pipeline, request, run_pipeline_now(definition, by_name))
 
     def infer_now(self, request: InferRequest) -> InferResult | None:
         """The answer on the caller's thread when the model is quick and one of its infer
@@ -251,6 +259,24 @@ class ServableRegistry:
         return InferResult(
             request.servable_name, version.version, _pick(outputs, compiled, request)
         )
+
+
+def _pipeline_inputs(pipeline: Pipeline, request: InferRequest):
+    """The pipeline's definition and the request's inputs checked against it, by name."""
+    pipeline.check_version(request.version)
+    definition, validator = pipeline.serving()
+    tensors = validator.tensors(string_inputs_as_padded(definition, request.inputs))
+    _check_requested_outputs(definition.outputs.keys(), request.requested_outputs)
+    return definition, dict(zip(definition.inputs, tensors, strict=True))
+
+
+def _pipeline_result(
+    pipeline: Pipeline, request: InferRequest, outputs: list[_core.Tensor]
+) -> InferResult:
+    if request.requested_outputs:
+        produced = {t.name: t for t in outputs}
+        outputs = [produced[name] for name in request.requested_outputs]
+    return InferResult(pipeline.name, 1, outputs)
 
 
 def _check_requested_outputs(known: Collection[str], requested: Sequence[str]) -> None:
