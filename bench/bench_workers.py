@@ -31,6 +31,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import bench_models
+import perf_bench
 import perf_doc
 from bench_models import BenchModel
 from bench_serving import Server, check_answer, process_cpu_seconds, start_ovmsx
@@ -249,13 +250,7 @@ def main() -> None:
             for clients in (1, args.clients):
                 for workers in order:
                     measured.run(servers[workers], workers, clients)
-    text = section(args, measured)
-    print(text)
-    if args.no_write:
-        print(f"\n{args.doc} not updated")
-    else:
-        perf_doc.write_section(text, SECTION, args.doc)
-        print(f"\nwrote {args.doc}")
+    perf_bench.publish(section(args, measured), SECTION, args)
 
 
 if __name__ == "__main__":

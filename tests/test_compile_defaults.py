@@ -35,13 +35,18 @@ def one_thread() -> Iterator[None]:
     compile_defaults.set_defaults("CPU", {})
 
 
-def _threads(folder: Path, **settings) -> str:
+def _compiled_property(folder: Path, key: str, **settings) -> str:
+    """Property ``key`` of the model in ``folder`` compiled as the server compiles it."""
     config = ModelConfig(name="m", base_path=str(folder.parent), **settings)
     version = compile_version(config, folder, _core.CompletionQueue(), None)
     try:
-        return version.compiled.get_property(THREADS)
+        return version.compiled.get_property(key)
     finally:
         version.pool.close()
+
+
+def _threads(folder: Path, **settings) -> str:
+    return _compiled_property(folder, THREADS, **settings)
 
 
 def test_defaults_reach_the_compiled_model(folder: Path, one_thread: None) -> None:
@@ -67,18 +72,13 @@ def server_defaults() -> Iterator[None]:
     compile_defaults.set_defaults("CPU", {})
 
 
-def _pinning(folder: Path, **settings) -> bool:
-    config = ModelConfig(name="m", base_path=str(folder.parent), **settings)
-    version = compile_version(config, folder, _core.CompletionQueue(), None)
-    try:
-        return version.compiled.get_property("ENABLE_CPU_PINNING") in (True, "YES", "True")
-    finally:
-        version.pool.close()
+def _pinning(folder: Path, **settings) -> str:
+    return _compiled_property(folder, "ENABLE_CPU_PINNING", **settings)
 
 
 def test_the_server_compiles_without_cpu_pinning_unless_asked(
     folder: Path, server_defaults: None
 ) -> None:
     """Quick models infer on the gRPC polling thread, which pinning would tie to one core."""
-    assert not _pinning(folder)
-    assert _pinning(folder, plugin_config={"ENABLE_CPU_PINNING": True})
+    assert _pinning(folder) == "NO"
+    assert _pinning(folder, plugin_config={"ENABLE_CPU_PINNING": True}) == "YES"

@@ -30,6 +30,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mappin
 from dataclasses import dataclass
 from functools import partial
 
+import grpc
 from grpc._cython import cygrpc
 
 from ovmsx import _core
@@ -70,8 +71,8 @@ class CallContext:
 
     __slots__ = ()
 
-    async def abort(self, code, details: str) -> None:
-        raise AbortCall(getattr(code, "value", (code,))[0], details)
+    async def abort(self, code: grpc.StatusCode, details: str) -> None:
+        raise AbortCall(code.value[0], details)
 
 
 Deferred = Callable[[CallContext], Awaitable[bytes]]
@@ -199,12 +200,8 @@ class CoreServer:
             self.note_large_message()
         try:
             answer = handler(message)
-        except AbortCall as error:
-            self._finish(call, error.code, error.details, closing=True)
-            return
-        except Exception:
-            log.exception("%s failed", handler)
-            self._finish(call, INTERNAL, "Internal server error", closing=True)
+        except Exception as error:
+            self._finish(call, *_status_of(error, handler), closing=True)
             return
         if type(answer) is bytes:
             self._reply(call, answer, closing=True)
@@ -270,13 +267,8 @@ class CoreServer:
     async def _run_deferred(self, call, deferred: Deferred) -> None:
         try:
             answer = await deferred(_CONTEXT)
-        except AbortCall as error:
-            self._finish(call, error.code, error.details, closing=False)
-        except asyncio.CancelledError:
-            self._finish(call, CANCELLED, "cancelled", closing=False)
-        except Exception:
-            log.exception("%s failed", deferred)
-            self._finish(call, INTERNAL, "Internal server error", closing=False)
+        except (Exception, asyncio.CancelledError) as error:
+            self._finish(call, *_status_of(error, deferred), closing=False)
         else:
             self._reply(call, answer, closing=False)
 
@@ -287,6 +279,17 @@ class CoreServer:
 
 class _ClientGone(Exception):
     pass
+
+
+def _status_of(error: BaseException, handler: object) -> tuple[int, str]:
+    """The status a handler's exception ends its call with: its own (AbortCall), CANCELLED
+    when the client went away, INTERNAL (logged with its traceback) for anything else."""
+    if isinstance(error, AbortCall):
+        return error.code, error.details
+    if isinstance(error, (asyncio.CancelledError, _ClientGone)):
+        return CANCELLED, "cancelled"
+    log.error("%s failed", handler, exc_info=error)
+    return INTERNAL, "Internal server error"
 
 
 class _Stream:
@@ -305,13 +308,8 @@ class _Stream:
         try:
             async for response in handler(self._messages(), _CONTEXT):
                 await self._send(response)
-        except AbortCall as error:
-            code, details = error.code, error.details
-        except (asyncio.CancelledError, _ClientGone):
-            code, details = CANCELLED, "cancelled"
-        except Exception:
-            log.exception("%s failed", handler)
-            code, details = INTERNAL, "Internal server error"
+        except (Exception, asyncio.CancelledError) as error:
+            code, details = _status_of(error, handler)
         finish(self._call, code, details, closing=False, metadata_sent=self._metadata_sent)
 
     async def _messages(self) -> AsyncIterator[bytes]:

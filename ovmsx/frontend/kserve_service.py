@@ -73,12 +73,6 @@ class KServeService:
         except StatusError as error:
             await abort(context, error)
 
-    async def ModelInfer(self, message: bytes, context) -> bytes:
-        try:
-            return await self._infer(message)
-        except StatusError as error:
-            await abort(context, error)
-
     def model_infer_now(self, message: bytes) -> bytes | Callable[..., Awaitable[bytes]]:
         """ModelInfer on the gRPC server's polling thread: the answer, when a quick model or
         graph can give it right away (no hop to another thread); otherwise the coroutine
@@ -90,9 +84,8 @@ class KServeService:
             answer = self._answer_now(request)
         except StatusError:
             raise
-        except Exception as error:  # a bug: answer it as one, keep serving
-            log.exception("ModelInfer failed")
-            raise status_error(StatusCode.INTERNAL_ERROR, repr(error)) from None
+        except Exception as error:
+            raise _bug(error) from None
         finally:
             dispatcher.requests_polled -= 1
         return answer if answer is not None else partial(self._answer_later, request)
@@ -116,9 +109,6 @@ class KServeService:
         except StatusError as error:
             await abort(context, error)
 
-    async def _infer(self, message: bytes) -> bytes:
-        return await self._infer_request(decode_infer_request(message))
-
     async def _infer_request(self, request: InferRequest) -> bytes:
         dispatcher = self._registry.dispatcher
         dispatcher.requests_on_loop += 1
@@ -134,9 +124,8 @@ class KServeService:
             return encode_infer_response(result, request.id)
         except StatusError:
             raise
-        except Exception as error:  # a bug: answer it as one, keep serving
-            log.exception("ModelInfer failed")
-            raise status_error(StatusCode.INTERNAL_ERROR, repr(error)) from error
+        except Exception as error:
+            raise _bug(error) from None
         finally:
             dispatcher.requests_on_loop -= 1
 
@@ -194,3 +183,10 @@ class KServeService:
             return wrap_stream_response(await self._infer_request(request))
         except StatusError as error:
             return encode_stream_error(status_message(error), request.id, request.servable_name)
+
+
+def _bug(error: Exception) -> StatusError:
+    """A failure no check foresaw: logged with its traceback and answered as INTERNAL, and the
+    server keeps serving. (Raised ``from None``: the error's frames hold the request.)"""
+    log.exception("ModelInfer failed")
+    return status_error(StatusCode.INTERNAL_ERROR, repr(error))

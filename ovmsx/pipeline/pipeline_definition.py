@@ -63,6 +63,9 @@ class PipelineDefinition:
     string_inputs: frozenset[str] = frozenset()  # inputs read only as 2-D U8 by custom nodes
 
     sequential: bool = False  # a chain: each node reads from the one before it
+    # A chain with no demultiplexer anywhere: one node after the other, one call each, so a
+    # request can run blocking on one thread once its nodes are quick (pipeline_run.runs_now).
+    plain_chain: bool = False
 
     def close(self) -> None:
         """Retire the custom-node instances (``deinitialize`` runs once their outputs die)."""
@@ -104,7 +107,11 @@ def build_definition(
     strings = _string_inputs(config, nodes)
     # In a chain no two nodes can ever run at the same time, so requests skip the tasks.
     chain = all(before in nodes[name].upstream for before, name in pairwise(order))
-    return PipelineDefinition(config, nodes, order, inputs, outputs, entry_depth, strings, chain)
+    plain = chain and not entry_depth
+    plain = plain and all(spec.config.demultiply_count is None for spec in nodes.values())
+    return PipelineDefinition(
+        config, nodes, order, inputs, outputs, entry_depth, strings, chain, plain
+    )
 
 
 def _string_inputs(config: PipelineConfig, nodes: Mapping[str, NodeSpec]) -> frozenset[str]:

@@ -85,11 +85,9 @@ def runs_now(definition: PipelineDefinition) -> bool:
     """Whether a request can run right on the caller's thread: a chain of nodes with no
     demultiplexer, every model measured quick and every custom node quick enough to run
     inline (so the whole run never has to wait for another thread)."""
-    if not definition.sequential or definition.entry_depth:
+    if not definition.plain_chain:
         return False
     for spec in definition.nodes.values():
-        if spec.config.demultiply_count is not None:
-            return False
         if spec.model_version is not None:
             compiled = spec.model_version.compiled
             if compiled is None or not compiled.runs_here():

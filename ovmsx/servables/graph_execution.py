@@ -135,7 +135,8 @@ class UnaryRunner:
         inputs: Sequence[tuple[str, object]],
         timestamp: int,
     ) -> dict[str, Packet]:
-        """The run on the caller's thread, for ``runs_now`` graphs (inference blocking)."""
+        """One pass on the caller's thread, inference blocking: for ``runs_now`` graphs, and
+        for one-pass graphs on a worker."""
         assert self._single_pass is not None
         return _complete(self._plan, self._single_pass.run(side_packets, inputs, timestamp))
 
@@ -154,8 +155,7 @@ class UnaryRunner:
             return await run_unary_async(plan, side_packets, inputs, timestamp)
         if one_pass is not None:
             return await call_in_worker(
-                workers,
-                lambda: _complete(plan, one_pass.run(side_packets, inputs, timestamp)),
+                workers, lambda: self.run_now(side_packets, inputs, timestamp)
             )
         return await call_in_worker(
             workers, lambda: run_unary(plan, side_packets, inputs, timestamp)

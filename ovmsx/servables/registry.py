@@ -219,55 +219,71 @@ class ServableRegistry:
     # -- inference -------------------------------------------------------------------------
 
     async def infer_pipeline(self, pipeline: Pipeline, request: InferRequest) -> InferResult:
-        definition, by_name = _pipeline_inputs(pipeline, request)
+        definition, validator = _serving_pipeline(pipeline, request)
+        by_name = _pipeline_inputs(definition, validator, request)
         outputs = await run_pipeline(definition, by_name, self._dispatcher)
         return _pipeline_result(pipeline, request, outputs)
 
     def infer_pipeline_now(self, pipeline: Pipeline, request: InferRequest) -> InferResult | None:
         """The answer on the caller's thread for a chain of quick nodes (``runs_now``); None
         when the pipeline must run as ``infer_pipeline``."""
-        pipeline.check_version(request.version)
-        definition, _ = pipeline.serving()
+        definition, validator = _serving_pipeline(pipeline, request)
         if not runs_now(definition):
             return None
-        definition, by_name = _pipeline_inputs(pipeline, request)
+        by_name = _pipeline_inputs(definition, validator, request)
         return _pipeline_result(pipeline, request, run_pipeline_now(definition, by_name))
 
     def infer_now(self, request: InferRequest) -> InferResult | None:
         """The answer on the caller's thread when the model is quick and one of its infer
         requests is idle (the GIL is released while it infers); None when the request should
         wait for an infer request asynchronously (``infer``) instead."""
-        version = self.serving_version(request.servable_name, request.version)
-        compiled = version.compiled
-        assert compiled is not None  # serving_version only returns available versions
+        version, compiled = self._serving_compiled(request)
         if not compiled.runs_here():
             return None
-        tensors = compiled.validator.tensors(request.inputs)
-        _check_requested_outputs(compiled.output_names, request.requested_outputs)
+        tensors = _model_inputs(compiled, request)
         outputs = compiled.pool.infer(tensors, True)
-        return InferResult(
-            request.servable_name, version.version, _pick(outputs, compiled, request)
-        )
+        return _model_result(request, version, compiled, outputs)
 
     async def infer(self, request: InferRequest) -> InferResult:
+        version, compiled = self._serving_compiled(request)
+        tensors = _model_inputs(compiled, request)
+        outputs = await self._dispatcher.infer(compiled.pool, tensors)
+        return _model_result(request, version, compiled, outputs)
+
+    def _serving_compiled(self, request: InferRequest) -> tuple[ModelVersion, CompiledVersion]:
         version = self.serving_version(request.servable_name, request.version)
         compiled = version.compiled
         assert compiled is not None  # serving_version only returns available versions
-        tensors = compiled.validator.tensors(request.inputs)
-        _check_requested_outputs(compiled.output_names, request.requested_outputs)
-        outputs = await self._dispatcher.infer(compiled.pool, tensors)
-        return InferResult(
-            request.servable_name, version.version, _pick(outputs, compiled, request)
-        )
+        return version, compiled
 
 
-def _pipeline_inputs(pipeline: Pipeline, request: InferRequest):
-    """The pipeline's definition and the request's inputs checked against it, by name."""
+def _model_inputs(compiled: CompiledVersion, request: InferRequest) -> list[_core.Tensor]:
+    """The request's inputs checked against the model, in its input order."""
+    tensors = compiled.validator.tensors(request.inputs)
+    _check_requested_outputs(compiled.output_names, request.requested_outputs)
+    return tensors
+
+
+def _model_result(
+    request: InferRequest,
+    version: ModelVersion,
+    compiled: CompiledVersion,
+    outputs: list[_core.Tensor],
+) -> InferResult:
+    return InferResult(request.servable_name, version.version, _pick(outputs, compiled, request))
+
+
+def _serving_pipeline(pipeline: Pipeline, request: InferRequest):
+    """The definition and input validator of a pipeline that can answer ``request`` now."""
     pipeline.check_version(request.version)
-    definition, validator = pipeline.serving()
+    return pipeline.serving()
+
+
+def _pipeline_inputs(definition, validator, request: InferRequest) -> dict[str, _core.Tensor]:
+    """The request's inputs checked against the pipeline's, by name."""
     tensors = validator.tensors(string_inputs_as_padded(definition, request.inputs))
     _check_requested_outputs(definition.outputs.keys(), request.requested_outputs)
-    return definition, dict(zip(definition.inputs, tensors, strict=True))
+    return dict(zip(definition.inputs, tensors, strict=True))
 
 
 def _pipeline_result(

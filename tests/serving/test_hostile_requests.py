@@ -173,9 +173,12 @@ def _growth_over_repeats(server: ServerProcess, send) -> int:
     return growth
 
 
-def _big_request(model: str, shape: list[int]) -> bytes:
+def _big_request(
+    model: str, shape: list[int], name: str = "input", datatype: str = "FP32"
+) -> bytes:
+    """A serialized request for ``model`` with one input carrying BIG raw bytes."""
     message = request(model)
-    message.inputs.add(name="input", datatype="FP32", shape=shape)
+    message.inputs.add(name=name, datatype=datatype, shape=shape)
     message.raw_input_contents.append(bytes(BIG))
     return message.SerializeToString()
 
@@ -228,10 +231,7 @@ def test_a_stream_opened_on_an_unknown_model_frees_its_memory(
 def test_large_requests_rejected_in_a_graph_stream_free_their_memory(
     server: ServerProcess, channel: grpc.Channel
 ) -> None:
-    message = request("byte_size")
-    message.inputs.add(name="not_an_input", datatype="UINT8", shape=[BIG])
-    message.raw_input_contents.append(bytes(BIG))
-    body = message.SerializeToString()
+    body = _big_request("byte_size", [BIG], "not_an_input", "UINT8")
 
     def send() -> None:
         (answer,) = _stream(channel, [body])
@@ -247,10 +247,7 @@ def test_a_graph_stream_keeps_no_request_it_has_answered(
 ) -> None:
     # The stream and its graph instance reference each other until the collector runs; the
     # requests they were given must not wait for that.
-    message = request("byte_size")
-    message.inputs.add(name="text", datatype="UINT8", shape=[BIG])
-    message.raw_input_contents.append(bytes(BIG))
-    body = message.SerializeToString()
+    body = _big_request("byte_size", [BIG], "text", "UINT8")
 
     def send() -> None:
         (answer,) = _stream(channel, [body])
