@@ -38,7 +38,7 @@ def one_thread() -> Iterator[None]:
 def _compiled_property(folder: Path, key: str, **settings) -> str:
     """Property ``key`` of the model in ``folder`` compiled as the server compiles it."""
     config = ModelConfig(name="m", base_path=str(folder.parent), **settings)
-    version = compile_version(config, folder, _core.CompletionQueue(), None)
+    version = compile_version(config, 1, folder, _core.CompletionQueue(), None)
     try:
         return version.compiled.get_property(key)
     finally:

@@ -33,7 +33,7 @@ async def _where_it_ran(base: Path, other_requests: int) -> tuple[bool, np.ndarr
     """(whether the inference waited for OpenVINO's thread, the answer)."""
     dispatcher = InferenceDispatcher(asyncio.get_running_loop())
     config = ModelConfig.model_validate({"name": "add_one", "base_path": str(base)})
-    compiled = compile_version(config, base / "1", dispatcher.queue, None)
+    compiled = compile_version(config, 1, base / "1", dispatcher.queue, None)
     data = Tensor("input", np.arange(10, dtype=np.float32).reshape(1, 10))
     for _ in range(WARM_UP_CALLS):  # measured, so the pool knows the model is quick
         compiled.pool.infer([data])

@@ -76,7 +76,7 @@ def _placements(base: Path, shape: tuple[int, ...], nireq: int = 1) -> list[bool
     async def run() -> list[bool]:
         dispatcher = InferenceDispatcher(asyncio.get_running_loop())
         config = ModelConfig.model_validate({"name": "m", "base_path": str(base), "nireq": nireq})
-        compiled = compile_version(config, base / "1", dispatcher.queue, None)
+        compiled = compile_version(config, 1, base / "1", dispatcher.queue, None)
         data = Tensor("input", np.ones(shape, np.float32))
         try:
             seen = [compiled.runs_here()]
@@ -112,7 +112,7 @@ def test_a_busy_pool_is_not_probed_but_a_quick_model_still_runs_here(
     async def run() -> tuple[bool, bool]:
         dispatcher = InferenceDispatcher(asyncio.get_running_loop())
         config = ModelConfig.model_validate({"name": "m", "base_path": str(any_batch_add_one)})
-        compiled = compile_version(config, any_batch_add_one / "1", dispatcher.queue, None)
+        compiled = compile_version(config, 1, any_batch_add_one / "1", dispatcher.queue, None)
         pool = compiled.pool
         small = Tensor("input", np.ones((1, 10), np.float32))
         large = Tensor("input", np.ones((LONG_ROWS, 10), np.float32))

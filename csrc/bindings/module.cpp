@@ -14,6 +14,7 @@ PYBIND11_MODULE(_core, m) {
   ovmsx::bindings::register_bytes_codec(m);
   ovmsx::bindings::register_kserve_wire(m);
   ovmsx::bindings::register_inference(m);
+  ovmsx::bindings::register_kserve_direct(m);
   ovmsx::bindings::register_custom_node(m);
   m.def("tune_allocator", &ovmsx::tune_allocator, pybind11::arg("mmap_threshold"),
         pybind11::arg("trim_threshold"),

@@ -19,6 +19,7 @@ from ovmsx.frontend.kserve_codec import (
     encode_stream_error,
     wrap_stream_response,
 )
+from ovmsx.frontend.kserve_direct import answer_direct
 from ovmsx.frontend.kserve_graph import GraphStream, infer_graph, infer_graph_now
 from ovmsx.frontend.kserve_metadata import graph_metadata, model_metadata, pipeline_metadata
 from ovmsx.quoting import quote
@@ -80,6 +81,9 @@ class KServeService:
         dispatcher = self._registry.dispatcher
         dispatcher.requests_polled += 1
         try:
+            direct = answer_direct(self._registry, message)
+            if direct is not None:
+                return direct
             request = decode_infer_request(message)
             answer = self._answer_now(request)
         except StatusError:

@@ -47,6 +47,7 @@ class CompiledVersion:
     validator: InputValidator
     output_names: frozenset[str]
     by_name_order: tuple[int, ...]  # output indices in name order, OVMS's response order
+    direct: _core.DirectInfer  # plain ModelInfer requests answered whole in C++
 
     @property
     def quick(self) -> bool:
@@ -146,11 +147,13 @@ def _layouts(config: ModelConfig, inputs: list[_core.PortInfo]) -> dict[str, tup
 
 def compile_version(
     config: ModelConfig,
+    number: int,
     folder: Path,
     completions: _core.CompletionQueue,
     cache_dir: Path | None,
 ) -> CompiledVersion:
-    """Load one version folder as the config says; raises ``StatusError`` naming what failed."""
+    """Load version ``number`` from its folder as the config says; raises ``StatusError``
+    naming what failed."""
     if config.nireq > MAX_NIREQ:
         raise status_error(StatusCode.INVALID_NIREQ, f"nireq {config.nireq} > {MAX_NIREQ}")
     path = model_file(folder)
@@ -168,4 +171,5 @@ def compile_version(
     names = frozenset(port.name for port in outputs)
     order = tuple(sorted(range(len(outputs)), key=lambda i: outputs[i].name))
     validator = InputValidator(inputs)
-    return CompiledVersion(path, compiled, pool, inputs, outputs, validator, names, order)
+    direct = _core.DirectInfer(pool, inputs, outputs, str(number))
+    return CompiledVersion(path, compiled, pool, inputs, outputs, validator, names, order, direct)

@@ -162,7 +162,7 @@ class ServableRegistry:
         model.versions[number] = version
         try:
             version.compiled = await asyncio.to_thread(
-                compile_version, config, folder, self._dispatcher.queue, self._cache
+                compile_version, config, number, folder, self._dispatcher.queue, self._cache
             )
         except StatusError as error:
             version.error = error
