@@ -49,23 +49,38 @@ py::object infer_target(const py::bytes& message) {
   return py::make_tuple(std::move(name), std::move(version));
 }
 
-py::object answer(const DirectInfer& direct, const py::bytes& message) {
-  const auto [data, size] = bytes_of(message);
-  std::optional<DirectAnswer> result;
-  {
-    // `message` is held by the caller for the whole call, so its bytes stay put.
-    py::gil_scoped_release release;
-    result = direct.answer(data, size);
-  }
-  if (!result) {
-    return py::none();
-  }
-  PyObject* raw = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(result->size()));
+// A bytes object of `size` bytes to fill in place (CPython allows writing into a bytes object
+// until it is shared).
+std::pair<py::bytes, std::uint8_t*> new_bytes(std::size_t size) {
+  PyObject* raw = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size));
   if (raw == nullptr) {
     throw py::error_already_set();
   }
-  py::bytes out = py::reinterpret_steal<py::bytes>(raw);
-  auto* cursor = reinterpret_cast<std::uint8_t*>(PyBytes_AS_STRING(raw));
+  return {py::reinterpret_steal<py::bytes>(raw),
+          reinterpret_cast<std::uint8_t*>(PyBytes_AS_STRING(raw))};
+}
+
+py::object answer(const DirectInfer& direct, const py::bytes& message) {
+  // `message` is held by the caller for the whole call, so its bytes stay put. Reading it
+  // skips the tensor data, so it is quick enough to keep the GIL for.
+  const auto [data, size] = bytes_of(message);
+  const std::optional<DirectPlan> plan = direct.plan(data, size);
+  if (!plan) {
+    return py::none();
+  }
+  if (const auto total = direct.static_size(*plan)) {
+    // Outputs of a known size: OpenVINO writes them straight into the response.
+    auto [out, cursor] = new_bytes(*total);
+    py::gil_scoped_release release;
+    direct.run_into(*plan, cursor);
+    return std::move(out);
+  }
+  std::optional<DirectAnswer> result;
+  {
+    py::gil_scoped_release release;
+    result = direct.run(*plan);
+  }
+  auto [out, cursor] = new_bytes(result->size());
   if (result->size() > kReleaseGilBytes) {
     py::gil_scoped_release release;
     result->write(cursor);

@@ -139,8 +139,18 @@ void InferencePool::submit(InferJob job) {
 }
 
 std::vector<std::shared_ptr<Tensor>> InferencePool::infer(
-    std::vector<std::shared_ptr<Tensor>> inputs) {
-  Pending work = prepare(InferJob{0, std::move(inputs)});
+    std::vector<std::shared_ptr<Tensor>> inputs, std::vector<std::uint8_t*> output_memory) {
+  if (!output_memory.empty() && output_memory.size() != output_static_.size()) {
+    throw StatusError(StatusCode::INTERNAL_ERROR,
+                      "output memory for " + std::to_string(output_memory.size()) +
+                          " outputs, the model has " + std::to_string(output_static_.size()));
+  }
+  for (std::size_t i = 0; i < output_memory.size(); ++i) {
+    if (output_memory[i] != nullptr && !output_static_[i]) {
+      throw StatusError(StatusCode::INTERNAL_ERROR, "output memory for a dynamic output");
+    }
+  }
+  Pending work = prepare(InferJob{0, std::move(inputs), std::move(output_memory)});
   std::size_t slot = 0;
   std::shared_ptr<Waiter> waiter;
   {
@@ -173,7 +183,8 @@ std::vector<std::shared_ptr<Tensor>> InferencePool::infer(
   return std::move(done.outputs);
 }
 
-void InferencePool::bind(Slot& slot, const std::vector<ov::Tensor>& inputs) {
+void InferencePool::bind(Slot& slot, const std::vector<ov::Tensor>& inputs,
+                         const std::vector<std::uint8_t*>& output_memory) {
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     slot.request.set_input_tensor(i, inputs[i]);
   }
@@ -181,7 +192,10 @@ void InferencePool::bind(Slot& slot, const std::vector<ov::Tensor>& inputs) {
   for (std::size_t i = 0; i < output_static_.size(); ++i) {
     if (output_static_[i]) {
       const auto& port = model_.output(i);
-      slot.request.set_output_tensor(i, ov::Tensor(port.get_element_type(), port.get_shape()));
+      std::uint8_t* memory = output_memory.empty() ? nullptr : output_memory[i];
+      slot.request.set_output_tensor(
+          i, memory != nullptr ? ov::Tensor(port.get_element_type(), port.get_shape(), memory)
+                               : ov::Tensor(port.get_element_type(), port.get_shape()));
     }
   }
 }
@@ -191,7 +205,7 @@ bool InferencePool::try_start(std::size_t index, Pending work) {
   slot.job = std::move(work.job);
   slot.waiter = std::move(work.waiter);
   try {
-    bind(slot, work.ov_inputs);
+    bind(slot, work.ov_inputs, slot.job.output_memory);
     slot.ov_inputs = std::move(work.ov_inputs);
     slot.started = InferenceTiming::Clock::now();
     slot.request.start_async();
@@ -209,7 +223,7 @@ Completion InferencePool::run_here(std::size_t index, Pending work) {
   Completion done;
   slot.blocking.store(true);
   try {
-    bind(slot, work.ov_inputs);
+    bind(slot, work.ov_inputs, work.job.output_memory);
     const auto started = InferenceTiming::Clock::now();
     slot.request.infer();
     timing_.record(InferenceTiming::Clock::now() - started);

@@ -41,6 +41,10 @@ struct InferJob {
   std::uint64_t token = 0;
   // One per model input, in the compiled model's input order.
   std::vector<std::shared_ptr<Tensor>> inputs;
+  // Empty, or one per model output: where that output is written, if not null (the output
+  // must have a static shape, and the memory hold it until the job completes). The output
+  // Tensors then view it; the others get fresh memory.
+  std::vector<std::uint8_t*> output_memory;
 };
 
 class InferencePool : public std::enable_shared_from_this<InferencePool> {
@@ -63,7 +67,8 @@ class InferencePool : public std::enable_shared_from_this<InferencePool> {
   // its input order. Blocks until done. Failures throw StatusError with the code and details
   // a submitted job would complete with. The caller keeps its own references to the inputs:
   // the pool lets go of its copies on this thread or OpenVINO's, before returning.
-  std::vector<std::shared_ptr<Tensor>> infer(std::vector<std::shared_ptr<Tensor>> inputs);
+  std::vector<std::shared_ptr<Tensor>> infer(std::vector<std::shared_ptr<Tensor>> inputs,
+                                             std::vector<std::uint8_t*> output_memory = {});
 
   // Retires the pool: waiting jobs fail at once with MODEL_VERSION_NOT_LOADED_ANYMORE (blocked
   // infer() callers throw it), running ones finish normally, wherever they run, and later
@@ -105,8 +110,9 @@ class InferencePool : public std::enable_shared_from_this<InferencePool> {
   InferencePool(ov::CompiledModel model, std::shared_ptr<CompletionQueue> completions);
   // Checks the input count and converts the inputs (StatusError to the caller).
   Pending prepare(InferJob job) const;
-  // Points the slot's request at the inputs and at fresh output memory.
-  void bind(Slot& slot, const std::vector<ov::Tensor>& inputs);
+  // Points the slot's request at the inputs, and at the job's output memory or fresh memory.
+  void bind(Slot& slot, const std::vector<ov::Tensor>& inputs,
+            const std::vector<std::uint8_t*>& output_memory);
   // Starts the job on an idle slot; on failure completes it with the error and returns false.
   bool try_start(std::size_t slot, Pending work);
   // Runs the job synchronously on this thread, on a slot it took idle, then frees the slot.

@@ -280,18 +280,25 @@ void append_string(std::string& out, std::uint32_t number, std::string_view text
   out.append(text.data(), text.size());
 }
 
-std::string output_tensor(const Tensor& output) {
+std::string output_tensor(std::string_view name, std::string_view datatype, const Shape& shape) {
   std::string fields;
-  append_string(fields, tensor::kName, output.name());
-  append_string(fields, tensor::kDatatype, output.datatype());
-  if (!output.shape().empty()) {
+  append_string(fields, tensor::kName, name);
+  append_string(fields, tensor::kDatatype, datatype);
+  if (!shape.empty()) {
     std::string packed;
-    for (const std::int64_t dim : output.shape()) {
+    for (const std::int64_t dim : shape) {
       append_varint(packed, static_cast<std::uint64_t>(dim));
     }
     append_string(fields, tensor::kShape, packed);
   }
   return fields;
+}
+
+// Writes the tag and length of a length-delimited field of `size` bytes; returns where its
+// payload goes.
+std::uint8_t* write_field_header(std::uint8_t* out, std::uint32_t number, std::size_t size) {
+  out = wire::write_varint(out, std::uint64_t{number} << 3 | kLengthDelimited);
+  return wire::write_varint(out, size);
 }
 
 }  // namespace
@@ -325,8 +332,7 @@ void DirectAnswer::write(std::uint8_t* out) const {
   std::memcpy(out, head_.data(), head_.size());
   out += head_.size();
   for (const auto& output : outputs_) {
-    out = write_length_delimited(out, response::kRawOutputContents, output->data(),
-                                 output->size());
+    out = write_length_delimited(out, response::kRawOutputContents, output->data(), output->size());
   }
 }
 
@@ -340,15 +346,29 @@ DirectInfer::DirectInfer(std::shared_ptr<InferencePool> pool, std::vector<PortIn
                             port.rank_dynamic, std::move(port.dims)});
   }
   for (auto& port : outputs) {
-    output_names_.push_back(std::move(port.name));
+    Output output{std::move(port.name), std::move(port.datatype), std::nullopt, 0};
+    const auto itemsize = fixed_itemsize(output.datatype);
+    const bool fixed = std::all_of(port.dims.begin(), port.dims.end(),
+                                   [](const DimBounds& dim) { return dim.min == dim.max; });
+    if (itemsize && !port.rank_dynamic && fixed) {
+      Shape shape;
+      for (const DimBounds& dim : port.dims) {
+        shape.push_back(dim.min);
+      }
+      if (const auto nbytes = byte_size(shape, *itemsize)) {
+        output.shape = std::move(shape);
+        output.nbytes = *nbytes;
+      }
+    }
+    outputs_.push_back(std::move(output));
   }
-  by_name_.resize(output_names_.size());
+  by_name_.resize(outputs_.size());
   std::iota(by_name_.begin(), by_name_.end(), std::size_t{0});
   std::sort(by_name_.begin(), by_name_.end(),
-            [&](std::size_t a, std::size_t b) { return output_names_[a] < output_names_[b]; });
+            [&](std::size_t a, std::size_t b) { return outputs_[a].name < outputs_[b].name; });
 }
 
-std::optional<DirectAnswer> DirectInfer::answer(const std::uint8_t* data, std::size_t size) const {
+std::optional<DirectPlan> DirectInfer::plan(const std::uint8_t* data, std::size_t size) const {
   if (!usable_) {
     return std::nullopt;
   }
@@ -365,8 +385,8 @@ std::optional<DirectAnswer> DirectInfer::answer(const std::uint8_t* data, std::s
       !valid_utf8(parsed.id)) {
     return std::nullopt;
   }
+  DirectPlan plan{parsed.model_name, parsed.id, std::vector<std::shared_ptr<Tensor>>(count), {}};
   // The model's inputs, each matched by name to exactly one of the request's.
-  std::vector<std::shared_ptr<Tensor>> tensors(count);
   for (std::size_t i = 0; i < count; ++i) {
     const Input& port = inputs_[i];
     std::optional<std::size_t> found;
@@ -383,45 +403,91 @@ std::optional<DirectAnswer> DirectInfer::answer(const std::uint8_t* data, std::s
     }
     const RequestedInput& given = parsed.inputs[*found];
     const ByteRange raw = parsed.raw[*found];
-    if (given.datatype != port.datatype || (!port.rank_dynamic && !accepts(port.dims, given.shape))) {
+    if (given.datatype != port.datatype ||
+        (!port.rank_dynamic && !accepts(port.dims, given.shape))) {
       return std::nullopt;
     }
     const auto expected = byte_size(given.shape, port.itemsize);
     if (!expected || *expected != raw.size) {
       return std::nullopt;
     }
-    // No owner: the caller keeps the message alive until answer() returns, and the pool drops
-    // its references to the inputs before infer() does.
-    tensors[i] = Tensor::view(port.name, port.datatype, given.shape, data + raw.offset, raw.size,
-                              MemoryOwner());
+    // No owner: the caller keeps the message alive until the plan has run, and the pool drops
+    // its references to the inputs before infer() returns.
+    plan.inputs[i] = Tensor::view(port.name, port.datatype, given.shape, data + raw.offset,
+                                  raw.size, MemoryOwner());
   }
-  std::vector<std::size_t> order;
   if (parsed.outputs.empty()) {
-    order = by_name_;
+    plan.order = by_name_;
   } else {
     for (const std::string_view name : parsed.outputs) {
-      const auto at = std::find(output_names_.begin(), output_names_.end(), name);
-      if (at == output_names_.end()) {
+      const auto at = std::find_if(outputs_.begin(), outputs_.end(),
+                                   [&](const Output& output) { return output.name == name; });
+      if (at == outputs_.end()) {
         return std::nullopt;
       }
-      order.push_back(static_cast<std::size_t>(at - output_names_.begin()));
+      plan.order.push_back(static_cast<std::size_t>(at - outputs_.begin()));
     }
   }
+  return plan;
+}
 
-  std::vector<std::shared_ptr<Tensor>> outputs = pool_->infer(std::move(tensors));
+template <typename Describe>
+std::string DirectInfer::head(const DirectPlan& plan, Describe describe) const {
+  std::string fields;
+  append_string(fields, response::kModelName, plan.model_name);
+  append_string(fields, response::kModelVersion, version_);
+  if (!plan.id.empty()) {
+    append_string(fields, response::kId, plan.id);
+  }
+  for (const std::size_t index : plan.order) {
+    const auto [datatype, shape] = describe(index);
+    append_string(fields, response::kOutputs,
+                  output_tensor(outputs_[index].name, datatype, *shape));
+  }
+  return fields;
+}
 
+std::pair<std::string_view, const Shape*> DirectInfer::static_fields(std::size_t index) const {
+  return {outputs_[index].datatype, &*outputs_[index].shape};
+}
+
+std::optional<std::size_t> DirectInfer::static_size(const DirectPlan& plan) const {
+  std::vector<bool> seen(outputs_.size());
+  std::size_t total = 0;
+  for (const std::size_t index : plan.order) {
+    const Output& output = outputs_[index];
+    if (!output.shape || seen[index]) {
+      return std::nullopt;
+    }
+    seen[index] = true;
+    total += length_delimited_size(response::kRawOutputContents, output.nbytes);
+  }
+  return total + head(plan, [&](std::size_t index) { return static_fields(index); }).size();
+}
+
+void DirectInfer::run_into(const DirectPlan& plan, std::uint8_t* out) const {
+  const std::string fields = head(plan, [&](std::size_t index) { return static_fields(index); });
+  std::memcpy(out, fields.data(), fields.size());
+  out += fields.size();
+  // Each output's payload goes right after its tag and length, where OpenVINO writes it.
+  std::vector<std::uint8_t*> memory(outputs_.size(), nullptr);
+  for (const std::size_t index : plan.order) {
+    const std::size_t nbytes = outputs_[index].nbytes;
+    std::uint8_t* payload = write_field_header(out, response::kRawOutputContents, nbytes);
+    memory[index] = payload;
+    out = payload + nbytes;
+  }
+  pool_->infer(plan.inputs, std::move(memory));
+}
+
+DirectAnswer DirectInfer::run(const DirectPlan& plan) const {
+  std::vector<std::shared_ptr<Tensor>> outputs = pool_->infer(plan.inputs);
   DirectAnswer answer;
-  std::string& head = answer.head_;
-  append_string(head, response::kModelName, parsed.model_name);
-  append_string(head, response::kModelVersion, version_);
-  if (!parsed.id.empty()) {
-    append_string(head, response::kId, parsed.id);
-  }
-  for (const std::size_t index : order) {
-    append_string(head, response::kOutputs, output_tensor(*outputs[index]));
-  }
-  answer.size_ = head.size();
-  for (const std::size_t index : order) {
+  answer.head_ = head(plan, [&](std::size_t index) {
+    return std::make_pair(std::string_view(outputs[index]->datatype()), &outputs[index]->shape());
+  });
+  answer.size_ = answer.head_.size();
+  for (const std::size_t index : plan.order) {
     answer.size_ += length_delimited_size(response::kRawOutputContents, outputs[index]->size());
     answer.outputs_.push_back(outputs[index]);
   }

@@ -18,6 +18,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/inference_pool.h"
@@ -37,6 +39,14 @@ struct InferTarget {
 };
 std::optional<InferTarget> read_infer_target(const std::uint8_t* data, std::size_t size);
 
+// A request read and checked, ready to run.
+struct DirectPlan {
+  std::string_view model_name;
+  std::string_view id;
+  std::vector<std::shared_ptr<Tensor>> inputs;  // views of the message, in model input order
+  std::vector<std::size_t> order;               // model output indices, in response order
+};
+
 // A finished inference and the response header to send with its outputs.
 class DirectAnswer {
  public:
@@ -46,7 +56,7 @@ class DirectAnswer {
 
  private:
   friend class DirectInfer;
-  std::string head_;  // fields 1-5 of ModelInferResponse
+  std::string head_;                              // fields 1-5 of ModelInferResponse
   std::vector<std::shared_ptr<Tensor>> outputs_;  // raw_output_contents, in response order
   std::size_t size_ = 0;
 };
@@ -57,10 +67,18 @@ class DirectInfer {
   DirectInfer(std::shared_ptr<InferencePool> pool, std::vector<PortInfo> inputs,
               std::vector<PortInfo> outputs, std::string version);
 
-  // Runs the request if it is a plain one (see above), blocking this thread; nullopt declines.
-  // The message must stay alive and unchanged until this returns: inputs are views of it.
-  // An inference failure throws StatusError, as InferencePool::infer does.
-  std::optional<DirectAnswer> answer(const std::uint8_t* data, std::size_t size) const;
+  // Reads and checks the request: nullopt declines it (see above). The plan views the
+  // message, which must stay alive and unchanged until the plan has run.
+  std::optional<DirectPlan> plan(const std::uint8_t* data, std::size_t size) const;
+
+  // The response's size when it is known before inference (every output it holds has a
+  // static shape, none twice); nullopt otherwise.
+  std::optional<std::size_t> static_size(const DirectPlan& plan) const;
+  // Writes the whole response (static_size bytes) at `out`, OpenVINO writing the outputs in
+  // place. Both run the inference, blocking this thread; a failure throws StatusError, as
+  // InferencePool::infer does.
+  void run_into(const DirectPlan& plan, std::uint8_t* out) const;
+  DirectAnswer run(const DirectPlan& plan) const;
 
  private:
   struct Input {
@@ -70,9 +88,22 @@ class DirectInfer {
     bool rank_dynamic;
     std::vector<DimBounds> dims;
   };
+  struct Output {
+    std::string name;
+    std::string datatype;
+    std::optional<Shape> shape;  // when static
+    std::size_t nbytes = 0;      // when static
+  };
+  // Fields 1-5 of the response, each output described by `describe(model output index)`,
+  // which returns its (datatype, shape).
+  template <typename Describe>
+  std::string head(const DirectPlan& plan, Describe describe) const;
+  // (datatype, shape) of a static output.
+  std::pair<std::string_view, const Shape*> static_fields(std::size_t index) const;
+
   std::shared_ptr<InferencePool> pool_;
-  std::vector<Input> inputs_;  // the model's input order
-  std::vector<std::string> output_names_;  // the model's output order
+  std::vector<Input> inputs_;         // the model's input order
+  std::vector<Output> outputs_;       // the model's output order
   std::vector<std::size_t> by_name_;  // output indices in name order (OVMS's response order)
   std::string version_;
   bool usable_ = true;  // false when an input's datatype has no fixed element size
