@@ -23,9 +23,16 @@ _ANY = (0, -1)  # OpenVINO's fully dynamic dimension as (min, max)
 MAX_NIREQ = 100_000  # OVMS refuses more infer requests per model than this
 # A model whose blocking inferences average less than this runs without a hand-off to
 # OpenVINO's thread: on the thread that has the request (gRPC's polling thread, the event loop
-# for graphs running there, a graph worker, which keeps the GIL). Measured with
-# bench/bench_dispatch.py: add_one [1,10] infers in ~8 µs, a hand-off costs ~100 µs.
-QUICK_INFERENCE_S = 200e-6
+# for graphs running there, a graph worker). A hand-off costs ~100 µs of wake-ups
+# (bench/bench_dispatch.py) and, on gRPC's polling thread, the whole Python path around it;
+# blocking that thread for up to this long costs less. Measured with perf_analyzer at
+# concurrency 4 on identity [1,3,224,224] (~60 µs alone, several hundred under load):
+# 550 infer/s with 200 µs here, 670 with 1 ms.
+QUICK_INFERENCE_S = 1e-3
+# Below this, a quick model infers with the GIL held: giving it away and taking it back, when
+# another thread wants it, costs more than the inference (add_one [1,10] infers in ~8 µs).
+# Longer inferences release it, so the event loop and the polling thread go on meanwhile.
+TINY_INFERENCE_S = 100e-6
 # A model not yet measured blocking is tried blocking (a "probe") when its submitted inferences,
 # hand-off included, take less than this: a probe then blocks its thread no longer than that.
 # Generous, because on a loaded machine waking OpenVINO's thread alone can take a millisecond.
@@ -55,6 +62,11 @@ class CompiledVersion:
         pool = self.pool
         return pool.inferences >= WARM_UP_CALLS and pool.inference_time < QUICK_INFERENCE_S
 
+    @property
+    def tiny(self) -> bool:
+        """Measured to infer faster than handing the GIL away and back costs."""
+        return self.quick and self.pool.inference_time < TINY_INFERENCE_S
+
     def runs_here(self) -> bool:
         """Whether the next inference should block the thread that has the request: the
         model is quick, or worth a probe to find out while one of its infer requests is idle.
@@ -72,9 +84,9 @@ class CompiledVersion:
         return pool.inferences < WARM_UP_CALLS or every % REPROBE_EVERY == 0
 
     def infer_blocking(self, tensors: list[_core.Tensor]) -> list[_core.Tensor]:
-        """Inference for a graph worker, blocking it: the GIL is kept for a quick model,
+        """Inference for a graph worker, blocking it: the GIL is kept for a tiny model,
         released otherwise."""
-        return self.pool.infer(tensors, not self.quick)
+        return self.pool.infer(tensors, not self.tiny)
 
     async def infer_from_loop(
         self, tensors: list[_core.Tensor], dispatcher: InferenceDispatcher
@@ -87,7 +99,7 @@ class CompiledVersion:
         slow model."""
         pool = self.pool
         if dispatcher.requests <= 1 and self.runs_here():
-            return pool.infer(tensors, False)
+            return pool.infer(tensors, not self.tiny)
         return await dispatcher.infer(pool, tensors)
 
 
