@@ -247,10 +247,10 @@ def cnn_notes(args, apps: dict[int, BenchmarkAppResult]) -> list[str]:
         "`-inference_only=false` (it refills the input tensors every iteration, as a server "
         "gets new data with every request). The command for the last row: "
         f"`benchmark_app {shlex.join(command)}`.",
-        "- *ovmsx in-process* runs the server's own path (decode the serialized request, "
-        "validate, infer through the C++ pool, encode the response) with no network "
-        "(bench/inprocess_runner.py): the gap between it and *over gRPC* is the transport, "
-        "which benchmark_app does not have.",
+        "- *ovmsx in-process* runs the server's own path for a ModelInfer (what the gRPC "
+        "transport calls: read and check the serialized request, infer through the C++ pool "
+        "straight into the response) with no network (bench/inprocess_runner.py): the gap "
+        "between it and *over gRPC* is the transport, which benchmark_app does not have.",
     ]
     # Little's law: with c requests always in flight, mean latency = c / throughput. A reported
     # median far below that leaves out the time a request waits for a free stream.

@@ -1,4 +1,5 @@
-"""ovmsx's serving path without the network: decode -> registry.infer -> encode, in one process.
+"""ovmsx's serving path without the network: ``KServeService.model_infer_now`` and, when it
+defers, the coroutine it returns — what the gRPC transport calls — in one process.
 
 Measures what the server itself costs around OpenVINO for a model, so that a gap between
 ovmsx over gRPC and benchmark_app can be split into "server" and "transport" (benchmark_app
@@ -16,7 +17,7 @@ from infer_request_gen import build_request
 
 from ovmsx import _core
 from ovmsx.config import load_config
-from ovmsx.frontend.kserve_codec import decode_infer_request, encode_infer_response
+from ovmsx.frontend.kserve_service import KServeService
 from ovmsx.servables.inference_dispatch import InferenceDispatcher
 from ovmsx.servables.registry import ServableRegistry
 from ovmsx.server import MMAP_THRESHOLD, TRIM_THRESHOLD
@@ -27,11 +28,13 @@ async def _measure(config: Path, model: BenchModel, concurrency: int, seconds: f
     dispatcher = InferenceDispatcher(asyncio.get_running_loop())
     registry = ServableRegistry(dispatcher)
     await registry.load([m for m in load_config(config).models if m.name == model.name])
+    service = KServeService(registry)
     message = build_request(model.name, model.inputs).SerializeToString()
 
     async def one() -> None:
-        request = decode_infer_request(message)
-        encode_infer_response(await registry.infer(request), request.id)
+        answer = service.model_infer_now(message)
+        if not isinstance(answer, bytes):
+            await answer(None)  # no call context: the benchmark's requests are all valid
 
     async def client(deadline: float) -> int:
         done = 0

@@ -260,3 +260,40 @@ def test_a_damaged_request_is_answered_alike_or_declined(served: Served, data) -
         return
     if direct is not None:
         assert pb.ModelInferResponse.FromString(direct) == pb.ModelInferResponse.FromString(general)
+
+
+def test_submitted_answers_match_and_dynamic_outputs_decline(served: Served) -> None:
+    """``InferenceDispatcher.respond``: OpenVINO fills the response on its own thread."""
+    dispatcher = served.registry.dispatcher
+    static = _request("two_inputs", {"a": A, "b": B}, id="s").SerializeToString()
+    compiled = served.registry.serving_version("two_inputs", "").compiled
+    response = served.loop.run_until_complete(dispatcher.respond(compiled.direct, static))
+    assert response is not None
+    assert pb.ModelInferResponse.FromString(response) == pb.ModelInferResponse.FromString(
+        served.general(static)
+    )
+    dynamic = _request("any_batch", {"input": np.ones((2, 3), np.float32)}).SerializeToString()
+    any_batch = served.registry.serving_version("any_batch", "").compiled
+    assert served.loop.run_until_complete(dispatcher.respond(any_batch.direct, dynamic)) is None
+
+
+def test_a_caller_giving_up_leaves_the_response_to_the_completion(served: Served) -> None:
+    """A cancelled request (client gone) stops waiting at once; the bytes OpenVINO writes
+    into stay alive until the inference completes, and the pool serves on."""
+    dispatcher = served.registry.dispatcher
+    compiled = served.registry.serving_version("two_inputs", "").compiled
+    message = _request("two_inputs", {"a": A, "b": B}).SerializeToString()
+
+    async def cancel_some() -> list[bytes | None]:
+        direct = compiled.direct
+        calls = [asyncio.ensure_future(dispatcher.respond(direct, message)) for _ in range(8)]
+        await asyncio.sleep(0)
+        for call in calls[::2]:
+            call.cancel()
+        return await asyncio.gather(*calls[1::2])
+
+    answers = served.loop.run_until_complete(cancel_some())
+    expected = pb.ModelInferResponse.FromString(served.general(message))
+    assert all(pb.ModelInferResponse.FromString(a) == expected for a in answers if a)
+    assert served.loop.run_until_complete(dispatcher.respond(compiled.direct, message)) is not None
+    assert dispatcher.in_flight == 0  # every completion arrived and let go of its buffers

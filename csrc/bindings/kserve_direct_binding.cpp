@@ -90,6 +90,21 @@ py::object answer(const DirectInfer& direct, const py::bytes& message) {
   return std::move(out);
 }
 
+py::object submit(const DirectInfer& direct, const py::bytes& message, std::uint64_t token) {
+  const auto [data, size] = bytes_of(message);
+  const std::optional<DirectPlan> plan = direct.plan(data, size);
+  if (!plan) {
+    return py::none();
+  }
+  const auto total = direct.static_size(*plan);
+  if (!total) {
+    return py::none();
+  }
+  auto [out, cursor] = new_bytes(*total);
+  direct.submit_into(*plan, cursor, token);
+  return std::move(out);
+}
+
 }  // namespace
 
 void register_kserve_direct(py::module_& m) {
@@ -105,7 +120,12 @@ void register_kserve_direct(py::module_& m) {
       .def("answer", &answer, py::arg("message"),
            "The serialized ModelInferResponse, blocking this thread for the inference (GIL "
            "released); None when the request is not a plain one, so the general path answers. "
-           "Raises StatusError when the inference fails.");
+           "Raises StatusError when the inference fails.")
+      .def("submit", &submit, py::arg("message"), py::arg("token"),
+           "Start the inference of a plain request whose outputs have static shapes; returns "
+           "the response's bytes, which OpenVINO fills by the time the pool's CompletionQueue "
+           "delivers `token`. The caller keeps `message` and those bytes alive until then. "
+           "None when the request is not one of these, so the general path answers it.");
 }
 
 }  // namespace ovmsx::bindings

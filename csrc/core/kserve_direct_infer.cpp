@@ -465,7 +465,7 @@ std::optional<std::size_t> DirectInfer::static_size(const DirectPlan& plan) cons
   return total + head(plan, [&](std::size_t index) { return static_fields(index); }).size();
 }
 
-void DirectInfer::run_into(const DirectPlan& plan, std::uint8_t* out) const {
+std::vector<std::uint8_t*> DirectInfer::lay_out(const DirectPlan& plan, std::uint8_t* out) const {
   const std::string fields = head(plan, [&](std::size_t index) { return static_fields(index); });
   std::memcpy(out, fields.data(), fields.size());
   out += fields.size();
@@ -477,7 +477,16 @@ void DirectInfer::run_into(const DirectPlan& plan, std::uint8_t* out) const {
     memory[index] = payload;
     out = payload + nbytes;
   }
-  pool_->infer(plan.inputs, std::move(memory));
+  return memory;
+}
+
+void DirectInfer::run_into(const DirectPlan& plan, std::uint8_t* out) const {
+  pool_->infer(plan.inputs, lay_out(plan, out));
+}
+
+void DirectInfer::submit_into(const DirectPlan& plan, std::uint8_t* out,
+                              std::uint64_t token) const {
+  pool_->submit(InferJob{token, plan.inputs, lay_out(plan, out)});
 }
 
 DirectAnswer DirectInfer::run(const DirectPlan& plan) const {

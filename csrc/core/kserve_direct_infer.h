@@ -79,6 +79,10 @@ class DirectInfer {
   // InferencePool::infer does.
   void run_into(const DirectPlan& plan, std::uint8_t* out) const;
   DirectAnswer run(const DirectPlan& plan) const;
+  // Like run_into, but submitted: OpenVINO fills `out` on its own thread, and the completion
+  // arrives through the pool's CompletionQueue under `token`. The message and `out` must stay
+  // alive until then.
+  void submit_into(const DirectPlan& plan, std::uint8_t* out, std::uint64_t token) const;
 
  private:
   struct Input {
@@ -98,6 +102,8 @@ class DirectInfer {
   // which returns its (datatype, shape).
   template <typename Describe>
   std::string head(const DirectPlan& plan, Describe describe) const;
+  // Writes the header and each output's tag and length; returns where each output goes.
+  std::vector<std::uint8_t*> lay_out(const DirectPlan& plan, std::uint8_t* out) const;
   // (datatype, shape) of a static output.
   std::pair<std::string_view, const Shape*> static_fields(std::size_t index) const;
 

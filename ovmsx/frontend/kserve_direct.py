@@ -1,5 +1,6 @@
-"""ModelInfer for a quick model without Python per request: the C++ core reads the request,
-runs the inference and writes the response (csrc/core/kserve_direct_infer.h).
+"""ModelInfer for a model without Python per request: the C++ core reads the request, runs the
+inference and writes the response (csrc/core/kserve_direct_infer.h) — on the calling thread
+for a quick model, on OpenVINO's thread otherwise.
 
 Only the routing stays here, so versions, states and reloads keep one source of truth (the
 registry). The core declines anything but a plain, valid request; the general path
@@ -10,13 +11,14 @@ from __future__ import annotations
 
 from ovmsx import _core
 from ovmsx.servables.model import parse_version
+from ovmsx.servables.model_loader import CompiledVersion
 from ovmsx.servables.registry import ServableRegistry
 from ovmsx.status import StatusError
 
 
-def answer_direct(registry: ServableRegistry, message: bytes) -> bytes | None:
-    """The serialized response when a quick model can answer ``message`` at once, on this
-    thread; None when the general path should take it."""
+def direct_target(registry: ServableRegistry, message: bytes) -> CompiledVersion | None:
+    """The model version ``message`` names, if it is available; None otherwise (the general
+    path then words the error)."""
     target = _core.infer_target(message)
     if target is None:
         return None
@@ -25,10 +27,15 @@ def answer_direct(registry: ServableRegistry, message: bytes) -> bytes | None:
     if model is None:
         return None
     try:
-        version = model.serving_version(parse_version(version_text))
+        return model.serving_version(parse_version(version_text)).compiled
     except StatusError:
-        return None  # the general path words the error
-    compiled = version.compiled
+        return None
+
+
+def answer_direct(registry: ServableRegistry, message: bytes) -> bytes | None:
+    """The serialized response when a quick model can answer ``message`` at once, on this
+    thread; None when the general path should take it."""
+    compiled = direct_target(registry, message)
     if compiled is None or not compiled.quick:
         return None
     return compiled.direct.answer(message)

@@ -19,11 +19,12 @@ from ovmsx.frontend.kserve_codec import (
     encode_stream_error,
     wrap_stream_response,
 )
-from ovmsx.frontend.kserve_direct import answer_direct
+from ovmsx.frontend.kserve_direct import direct_target
 from ovmsx.frontend.kserve_graph import GraphStream, infer_graph, infer_graph_now
 from ovmsx.frontend.kserve_metadata import graph_metadata, model_metadata, pipeline_metadata
 from ovmsx.quoting import quote
 from ovmsx.servables.infer_request import InferRequest
+from ovmsx.servables.model_loader import CompiledVersion
 from ovmsx.servables.registry import ServableRegistry
 from ovmsx.status import StatusCode, StatusError, status_error
 
@@ -81,9 +82,13 @@ class KServeService:
         dispatcher = self._registry.dispatcher
         dispatcher.requests_polled += 1
         try:
-            direct = answer_direct(self._registry, message)
-            if direct is not None:
-                return direct
+            compiled = direct_target(self._registry, message)
+            if compiled is not None:
+                if not compiled.runs_here():
+                    return partial(self._respond_later, message, compiled)
+                direct = compiled.direct.answer(message)
+                if direct is not None:
+                    return direct
             request = decode_infer_request(message)
             answer = self._answer_now(request)
         except StatusError:
@@ -106,6 +111,22 @@ class KServeService:
         else:
             result = registry.infer_now(request)
         return None if result is None else encode_infer_response(result, request.id)
+
+    async def _respond_later(self, message: bytes, compiled: CompiledVersion, context) -> bytes:
+        """A model's answer inferred on OpenVINO's thread straight into the response, without
+        Python per request; a request that is not a plain one takes the general path."""
+        dispatcher = self._registry.dispatcher
+        try:
+            dispatcher.requests_on_loop += 1
+            try:
+                response = await dispatcher.respond(compiled.direct, message)
+            finally:
+                dispatcher.requests_on_loop -= 1
+            if response is None:
+                response = await self._infer_request(decode_infer_request(message))
+        except StatusError as error:
+            await abort(context, error)
+        return response
 
     async def _answer_later(self, request: InferRequest, context) -> bytes:
         try:

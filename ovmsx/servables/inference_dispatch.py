@@ -23,6 +23,10 @@ class InferenceDispatcher:
         self._loop = loop
         self.queue = _core.CompletionQueue()
         self._waiting: dict[int, asyncio.Future[list[_core.Tensor]]] = {}
+        # What a job submitted with DirectInfer.submit reads and writes (its request and the
+        # response OpenVINO fills): kept alive until its completion arrives, even if the
+        # caller gave up meanwhile.
+        self._in_use: dict[int, tuple[bytes, bytes]] = {}
         self._tokens = itertools.count(1)
         # ModelInfer calls being answered right now, which the frontend counts: on this loop,
         # and on gRPC's polling thread (each count has one writer, so no lock is needed). How
@@ -40,6 +44,7 @@ class InferenceDispatcher:
 
     @property
     def in_flight(self) -> int:
+        """Jobs whose completion has not arrived yet (their buffers are still held)."""
         return len(self._waiting)
 
     def infer(
@@ -56,8 +61,23 @@ class InferenceDispatcher:
             raise
         return future
 
+    async def respond(self, direct: _core.DirectInfer, message: bytes) -> bytes | None:
+        """The serialized response to ``message``, inferred on OpenVINO's thread straight into
+        it (``DirectInfer.submit``); None when the request is not a plain one."""
+        token = next(self._tokens)
+        response = direct.submit(message, token)
+        if response is None:
+            return None
+        # Registered before the loop can run _deliver: nothing completes unseen.
+        future: asyncio.Future[list[_core.Tensor]] = self._loop.create_future()
+        self._waiting[token] = future
+        self._in_use[token] = (message, response)
+        await future
+        return response
+
     def _deliver(self) -> None:
         for token, outputs, code, details in self.queue.drain():
+            self._in_use.pop(token, None)
             future = self._waiting.pop(token, None)
             if future is None or future.done():  # the caller gave up (cancelled RPC)
                 continue
