@@ -44,6 +44,9 @@ constexpr std::uint32_t kOutputs = 5;
 constexpr std::uint32_t kRawOutputContents = 6;
 }  // namespace response
 
+// Field numbers run from 1 to 2^29 - 1.
+constexpr std::uint64_t kMaxFieldNumber = (std::uint64_t{1} << 29) - 1;
+
 // Thrown inside this file only: the request is not one the direct path answers.
 struct Decline {};
 
@@ -61,6 +64,9 @@ Field next_field(Reader& reader, std::size_t base) {
   const std::uint64_t tag = reader.varint();
   field.number = tag >> 3;
   field.wire_type = static_cast<std::uint32_t>(tag & 7);
+  if (field.number == 0 || field.number > kMaxFieldNumber) {
+    reader.malformed("invalid field number");  // protobuf refuses the message
+  }
   if (field.wire_type == kLengthDelimited) {
     const std::uint64_t length = reader.varint();
     field.payload = base + reader.pos();
