@@ -51,6 +51,9 @@ PENDING_CALLS = 16
 # on its own threads; the server raises glibc's trim threshold so that steady traffic reuses
 # it): when no call is left in flight after one, that memory goes back to the kernel.
 LARGE_MESSAGE = 16 << 20
+# How long stopping waits for cancelled calls to finish their last batch; each should take
+# moments (a cancelled call's batches complete at once, its task is cancelled).
+CANCELLED_CALLS_SECONDS = 30.0
 _NO_FLAGS = 0
 _NEW_CALL = object()
 _SHUTDOWN = object()
@@ -141,19 +144,31 @@ class CoreServer:
             return
         self._stopping = True
         self._server.shutdown(self._queue, _SHUTDOWN)
-        with self._lock:
-            idle = self._calls == 0
-        if not idle:
-            try:
-                await asyncio.wait_for(self._drained.wait(), grace)
-            except TimeoutError:
-                log.warning("cancelling calls still running after %s s", grace)
+        if not await self._calls_finished(grace):
+            log.warning("cancelling calls still running after %s s", grace)
         self._server.cancel_all_calls()
         await self._shut_down.wait()
+        # A call accepted just before the shutdown may still be finishing its last batch (its
+        # handler was running, or its reply was on its way to the loop). The queue must outlive
+        # every batch started on it: gRPC aborts the process otherwise.
+        if not await self._calls_finished(CANCELLED_CALLS_SECONDS):
+            log.error("calls unfinished %s s after cancelling them", CANCELLED_CALLS_SECONDS)
         self._queue.shutdown()
         await asyncio.to_thread(self._thread.join)
         self._server.destroy()
         self._thread = None
+
+    async def _calls_finished(self, timeout: float | None) -> bool:
+        """Waits until no call is in flight; False if ``timeout`` passed first."""
+        while True:
+            with self._lock:
+                if self._calls == 0:
+                    return True
+            self._drained.clear()  # set again (on this loop) by the call that ends last
+            try:
+                await asyncio.wait_for(self._drained.wait(), timeout)
+            except asyncio.TimeoutError:
+                return False
 
     # -- the polling thread -------------------------------------------------------------------
 
