@@ -144,7 +144,7 @@ void register_inference(py::module_& m) {
           [](InferencePool& pool, std::uint64_t token,
              std::vector<std::shared_ptr<Tensor>> inputs) {
             bool long_running = has_large_bytes_input(inputs);
-            InferJob job{token, std::move(inputs)};
+            InferJob job{token, std::move(inputs), {}};
             if (long_running) {
               py::gil_scoped_release release;
               pool.submit(std::move(job));
