@@ -12,6 +12,7 @@ import pytest
 from google.protobuf.message import DecodeError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from serving_models import add_constant, save, strings, two_inputs, typed_model
 
 from ovmsx import _core
 from ovmsx.config.model_config import ModelConfig
@@ -21,7 +22,6 @@ from ovmsx.frontend.kserve_direct import answer_direct
 from ovmsx.servables.inference_dispatch import InferenceDispatcher
 from ovmsx.servables.registry import ServableRegistry
 from ovmsx.status import StatusError
-from tests.serving.serving_models import add_constant, save, strings, two_inputs, typed_model
 
 
 class Served:
