@@ -1,6 +1,7 @@
-"""Runs ovmsx: load the models and graphs, serve KServe gRPC, and stop cleanly on SIGINT/SIGTERM.
+"""Runs ovmsx: load the models and graphs, serve KServe gRPC (``--port``) and REST
+(``--rest_port``) on one event loop, and stop cleanly on SIGINT/SIGTERM.
 
-Stopping drains: the gRPC server stops taking new calls and lets in-flight ones finish (up to
+Stopping drains: the servers stop taking new calls and let in-flight ones finish (up to
 ``DRAIN_SECONDS``), then every model version is retired.
 """
 
@@ -14,9 +15,16 @@ from typing import TYPE_CHECKING
 
 from ovmsx import _core
 from ovmsx.config.cli_options import ServerOptions
+from ovmsx.config.config_watch import ConfigWatcher
 from ovmsx.config.servables import Servables
+from ovmsx.config_api import ConfigService
+from ovmsx.frontend.grpc_health import HealthService
 from ovmsx.frontend.grpc_server import create_server
 from ovmsx.frontend.kserve_service import KServeService
+from ovmsx.frontend.request_observer import RequestObserver
+from ovmsx.frontend.rest_context import RestContext
+from ovmsx.metrics.serving_metrics import ServingMetrics
+from ovmsx.metrics.settings import MetricsSettings
 from ovmsx.servables import compile_defaults
 from ovmsx.servables.inference_dispatch import InferenceDispatcher
 from ovmsx.servables.registry import ServableRegistry
@@ -24,6 +32,10 @@ from ovmsx.worker_role import WorkerRole
 
 if TYPE_CHECKING:
     from ovmsx.frontend.grpc_core import CoreServer
+    from ovmsx.frontend.rest_server import RestServer
+
+# The servers of one process: gRPC (None without --port) and REST (None without --rest_port).
+Frontends = tuple["CoreServer | None", "RestServer | None"]
 
 log = logging.getLogger("ovmsx.server")
 
@@ -57,7 +69,7 @@ def set_cpu_defaults(workers: int) -> None:
 
 
 async def _start_server(
-    options: ServerOptions, service: KServeService, reuse_port: bool
+    options: ServerOptions, service: KServeService, health: HealthService, reuse_port: bool
 ) -> CoreServer | None:
     try:
         server, port = create_server(
@@ -66,13 +78,68 @@ async def _start_server(
             options.port,
             options.grpc_channel_arguments,
             reuse_port=reuse_port,
+            health=health,
         )
     except RuntimeError as error:  # grpc's "Failed to bind to address ..."
         log.error("%s", error)
         return None
     await server.start()
-    log.info("KServe gRPC on %s port %d", ",".join(options.grpc_bind_addresses), port)
+    log.info("Started gRPC server on port %d", port)
     return server
+
+
+async def _start_rest(
+    options: ServerOptions, context: RestContext, reuse_port: bool
+) -> RestServer | None:
+    from ovmsx.frontend.rest_app import RestApp  # the HTTP library loads only when REST serves
+    from ovmsx.frontend.rest_server import RestServer
+
+    if options.rest_workers is not None:
+        log.warning(
+            "--rest_workers is accepted for compatibility and ignored: REST is served on the "
+            "event loop of each serving process; --grpc_workers sets how many processes serve"
+        )
+    address = options.rest_bind_address
+    try:
+        rest = RestServer(RestApp(context), address, options.rest_port, reuse_port)
+    except OSError as error:
+        log.error("Failed to start REST server on %s:%d: %s", address, options.rest_port, error)
+        return None
+    await rest.start()
+    log.info("REST server listening on %s:%d", address, rest.port)
+    return rest
+
+
+async def _start_frontends(
+    options: ServerOptions,
+    service: KServeService,
+    health: HealthService,
+    rest_context: RestContext,
+    reuse_port: bool,
+) -> Frontends | None:
+    """Start gRPC (``--port``) and REST (``--rest_port``); None if either fails to start."""
+    server = None
+    if options.port:
+        server = await _start_server(options, service, health, reuse_port)
+        if server is None:
+            return None
+    rest = None
+    if options.rest_port:
+        rest = await _start_rest(options, rest_context, reuse_port)
+        if rest is None:
+            if server is not None:
+                await server.stop(grace=0)
+            return None
+    return server, rest
+
+
+async def _load_then_watch(config: ConfigService, watcher: ConfigWatcher, worker: bool) -> None:
+    """The first load, then the file poller. A ``--grpc_workers`` process also loads a config
+    edited while it started (the other processes were told to reload before it listened)."""
+    await config.load_initial()
+    if worker:
+        await config.catch_up()
+    watcher.start()
 
 
 async def _loaded_or_stopped(loading: asyncio.Task, stop: asyncio.Event) -> None:
@@ -82,11 +149,17 @@ async def _loaded_or_stopped(loading: asyncio.Task, stop: asyncio.Event) -> None
 
 
 async def serve(
-    options: ServerOptions, servables: Servables, role: WorkerRole | None = None
+    options: ServerOptions,
+    servables: Servables,
+    role: WorkerRole | None = None,
+    metrics_settings: MetricsSettings | None = None,
+    config_md5: str | None = None,
 ) -> int:
     """Serve until SIGINT/SIGTERM; the exit code. ``role`` is set in a ``--grpc_workers``
     process (ovmsx/workers.py): the port is shared, and only the first worker listens before
-    its models are loaded."""
+    its models are loaded. ``metrics_settings``: None = metrics off (each process of
+    ``--grpc_workers`` keeps its own). ``config_md5``: of the config file ``servables`` were
+    read from (reloads compare with it)."""
     _core.tune_allocator(MMAP_THRESHOLD, TRIM_THRESHOLD)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -96,55 +169,69 @@ async def serve(
 
     dispatcher = InferenceDispatcher(loop)
     registry = ServableRegistry(dispatcher, options.cache_dir)
-    service = KServeService(registry)
-    server: CoreServer | None = None
+    metrics = None if metrics_settings is None else ServingMetrics(metrics_settings)
+    registry.metrics = metrics
+    observer = RequestObserver(registry, metrics)
+    service = KServeService(registry, observer)
+    health = HealthService(registry)
+    config = ConfigService.for_options(options, registry, servables, config_md5, role)
+    watcher = ConfigWatcher(config.poll, options.file_system_poll_wait_seconds)
+    loop.add_signal_handler(signal.SIGHUP, config.reload_on_signal)
+    rest_context = RestContext(registry, service, metrics, config_api=config, observer=observer)
+    frontends: Frontends | None = None
     loading: asyncio.Task | None = None
     code = 0
     try:
         if role is None or role.binds_before_loading:
-            server = await _start_server(options, service, reuse_port=role is not None)
-            if server is None:
+            frontends = await _start_frontends(
+                options, service, health, rest_context, reuse_port=role is not None
+            )
+            if frontends is None:
                 return 1
         if role is not None:
             await role.first_worker_loaded(stop)
         if not stop.is_set():
             # ServerLive answers at once; ServerReady turns true when the initial load is done.
-            loading = asyncio.create_task(
-                registry.load(
-                    servables.models, servables.graphs, servables.pipelines, servables.libraries
-                )
-            )
+            loading = asyncio.create_task(_load_then_watch(config, watcher, role is not None))
             loading.add_done_callback(_report_failure)
         if role is not None and loading is not None:
             await _loaded_or_stopped(loading, stop)
-            if server is None and not stop.is_set():
-                server = await _start_server(options, service, reuse_port=True)
-                if server is None:
+            if frontends is None and not stop.is_set():
+                frontends = await _start_frontends(
+                    options, service, health, rest_context, reuse_port=True
+                )
+                if frontends is None:
                     return 1
             if not stop.is_set():
                 role.report_ready()
         await stop.wait()
         log.info("stopping: draining in-flight requests")
     finally:
+        health.shut_down()  # gRPC health watchers hear NOT_SERVING before the drain starts
         if loading is not None:
             loading.cancel()
-        if not await _shut_down(server, registry, dispatcher):
+        await watcher.stop()
+        await config.close()
+        if not await _shut_down(frontends, registry, dispatcher):
             code = 1
+        if metrics is not None:
+            metrics.close()
     log.info("stopped")
     return code
 
 
 async def _shut_down(
-    server: CoreServer | None, registry: ServableRegistry, dispatcher: InferenceDispatcher
+    frontends: Frontends | None, registry: ServableRegistry, dispatcher: InferenceDispatcher
 ) -> bool:
-    """Drain and stop the server, retire every servable, stop watching completions; each step
-    runs even if one before it failed. Whatever path leads here, the threads ovmsx started
-    (gRPC polling, graph workers) end before the interpreter does: CPython ends a thread that
-    asks for the GIL while it finalizes, unwinding its C++ frames (pybind11 calls and their
-    Python references) without the GIL."""
+    """Drain and stop the servers (gRPC and REST together), retire every servable, stop
+    watching completions; each step runs even if one before it failed. Whatever path leads
+    here, the threads ovmsx started (gRPC polling, graph workers) end before the interpreter
+    does: CPython ends a thread that asks for the GIL while it finalizes, unwinding its C++
+    frames (pybind11 calls and their Python references) without the GIL."""
     steps = [registry.unload]
-    if server is not None:
-        steps.insert(0, lambda: server.stop(grace=DRAIN_SECONDS))
+    if frontends is not None:
+        draining = [f.stop(grace=DRAIN_SECONDS) for f in frontends if f is not None]
+        steps.insert(0, lambda: _all(draining))
     ok = True
     for step in steps:
         try:
@@ -154,3 +241,10 @@ async def _shut_down(
             ok = False
     dispatcher.close()
     return ok
+
+
+async def _all(steps: list) -> None:
+    """Await every step together; the first failure is raised once all have ended."""
+    for outcome in await asyncio.gather(*steps, return_exceptions=True):
+        if isinstance(outcome, BaseException):
+            raise outcome

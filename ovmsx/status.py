@@ -1,8 +1,9 @@
 """Errors as values with a code.
 
-The table itself lives in C++ (``csrc/core/status.h``); this module turns it into the
-``StatusCode`` enum and the ``StatusError`` exception that every layer raises and every
-frontend renders. The rendered message is OVMS's: ``"<message> - <details>"``.
+The table itself lives in C++ (``csrc/core/status.h``), followed here by the few codes only
+the REST frontend reports; this module turns it into the ``StatusCode`` enum and the
+``StatusError`` exception that every layer raises and every frontend renders. The rendered
+message is OVMS's: ``"<message> - <details>"``.
 """
 
 from __future__ import annotations
@@ -22,17 +23,78 @@ class StatusInfo(NamedTuple):
     """HTTP status a REST client receives."""
 
 
-_ROWS = _core.status_table()
+GRPC_UNKNOWN = 2
+GRPC_INVALID_ARGUMENT = 3
+GRPC_NOT_FOUND = 5
+
+# Failures only the REST frontend reports, with OVMS's messages (src/status.cpp) and HTTP codes
+# (src/http_server.cpp; codes missing from OVMS's HTTP map get its fallback, 500). They follow
+# the C++ table rather than being part of it, since no C++ code raises them; their gRPC code is
+# OVMS's fallback, which no gRPC client ever sees.
+_REST_ROWS = (
+    ("REST_INVALID_URL", "Invalid request URL", 400),
+    ("REST_UNSUPPORTED_METHOD", "Unsupported method", 406),
+    ("REST_BODY_IS_NOT_AN_OBJECT", "Request body should be JSON object", 400),
+    ("REST_NO_INPUTS_FOUND", "Invalid JSON structure, missing inputs", 400),
+    (
+        "REST_COULD_NOT_PARSE_INPUT",
+        "Could not parse input content. Not valid ndarray detected",
+        400,
+    ),
+    ("REST_COULD_NOT_PARSE_OUTPUT", "Could not parse output content.", 400),
+    ("REST_COULD_NOT_PARSE_PARAMETERS", "Could not parse request parameters", 400),
+    (
+        "REST_UNSUPPORTED_PRECISION",
+        "Could not parse input content. Unsupported data precision detected",
+        400,
+    ),
+    (
+        "REST_BINARY_DATA_SIZE_PARAMETER_INVALID",
+        "binary_data_size parameter is invalid and cannot be parsed",
+        400,
+    ),
+    (
+        "REST_BINARY_BUFFER_EXCEEDED",
+        "Received buffer size is smaller than binary_data_size parameter indicates",
+        400,
+    ),
+    (
+        "REST_INFERENCE_HEADER_CONTENT_LENGTH_INVALID",
+        "Inference-Header-Content-Length header is invalid and couldn't be parsed",
+        500,
+    ),
+    # OVMS has this code; its message is ovmsx's.
+    (
+        "REST_INFERENCE_HEADER_CONTENT_LENGTH_EXCEEDED",
+        "Inference-Header-Content-Length header exceeds the size of the request body",
+        500,
+    ),
+    (
+        "REST_CONTENTS_FIELD_NOT_EMPTY",
+        "Request contains values both in binary data and in content value",
+        500,
+    ),
+    ("REST_PROTO_TO_STRING_ERROR", "Response parsing to JSON error", 500),
+    ("SERVER_NOT_READY", "Server is not ready", 503),
+)
+
+_CORE_ROWS = _core.status_table()
+# The C++ values run from 0 without gaps (an X-macro enum); the REST codes come after them.
+_FIRST_REST_VALUE = len(_CORE_ROWS)
+_ROWS = [
+    *_CORE_ROWS,
+    *(
+        (name, _FIRST_REST_VALUE + index, message, GRPC_UNKNOWN, http)
+        for index, (name, message, http) in enumerate(_REST_ROWS)
+    ),
+]
 
 StatusCode = enum.IntEnum("StatusCode", [(name, value) for name, value, *_ in _ROWS])
-StatusCode.__doc__ = "Every failure ovmsx can report; values match the C++ enum."
+StatusCode.__doc__ = "Every failure ovmsx can report: the C++ enum's values, then the REST codes."
 
 _INFO: dict[StatusCode, StatusInfo] = {
     StatusCode(value): StatusInfo(message, grpc, http) for _, value, message, grpc, http in _ROWS
 }
-
-GRPC_INVALID_ARGUMENT = 3
-GRPC_NOT_FOUND = 5
 
 
 def status_info(code: StatusCode) -> StatusInfo:
@@ -42,7 +104,11 @@ def status_info(code: StatusCode) -> StatusInfo:
 
 def render(code: StatusCode, details: str = "") -> str:
     """The client-facing text: the OVMS message, then ``" - " + details`` if there are any."""
-    return _core.render_status(StatusCode(code), details)
+    code = StatusCode(code)
+    if code < _FIRST_REST_VALUE:
+        return _core.render_status(code, details)
+    message = _INFO[code].message
+    return f"{message} - {details}" if details else message
 
 
 class StatusError(Exception):

@@ -9,6 +9,7 @@ nothing it starts (a Python node's subprocess, say) mistakes itself for a worker
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import ctypes.util
 import os
@@ -62,6 +63,13 @@ class WorkerRole:
             os.close(self.ready_fd)
         except OSError:
             pass  # the supervisor is gone; die_with_supervisor has stopped us or will
+
+    def ask_all_to_reload(self) -> None:
+        """A reload came through this worker's API: the supervisor relays SIGHUP to every
+        worker, so that all of them serve the same config (each reloads on SIGHUP)."""
+        # If the supervisor is gone, die_with_supervisor has stopped us or will.
+        with contextlib.suppress(OSError):
+            os.kill(self.supervisor, signal.SIGHUP)
 
     def die_with_supervisor(self) -> None:
         """Ask the kernel to send SIGTERM when the supervisor dies, so a killed supervisor

@@ -13,6 +13,8 @@ and gRPC's threads in an unusable state), serving the whole config on the port w
   instead of compiling them again (and all at once);
 - forwards SIGTERM and SIGINT to every worker, waits for all of them to drain and exit, and
   exits with their status;
+- relays SIGHUP to every worker, each of which then reloads its config (a worker whose
+  ``POST /v1/config/reload`` was called sends it, so that every worker reloads);
 - when a worker exits unasked, logs it, stops the others and exits with that worker's code
   (no restart: a crash is a bug to see, and an orchestrator restarts the whole server).
 
@@ -97,10 +99,14 @@ class Supervisor:
 
     def run(self) -> int:
         previous = {sig: signal.signal(sig, self._on_signal) for sig in STOP_SIGNALS}
+        # Workers are born ignoring SIGHUP (an ignored signal stays ignored across exec) until
+        # their event loop handles it: a reload relayed while one starts must not kill it.
+        previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, signal.SIG_IGN)
         try:
             for index in range(self._count):
                 if not self._stopping:  # a stop signal may come while they start
                     self._start(index)
+            signal.signal(signal.SIGHUP, self._on_reload)
             # The workers hold their copies; with ours closed, each pipe ends with them.
             self._close("_ready_write")
             self._close("_go_read")
@@ -140,6 +146,12 @@ class Supervisor:
             log.info("%s: stopping %d worker(s)", signal.Signals(signum).name, len(self._workers))
         self._stopping = True
         self._signal_all(signum)
+
+    def _on_reload(self, signum: int, frame: FrameType | None) -> None:
+        # From a worker whose config API was asked to reload, or from an operator.
+        if not self._stopping:
+            log.info("SIGHUP: every worker reloads its configuration")
+            self._signal_all(signal.SIGHUP)
 
     def _signal_all(self, signum: int) -> None:
         for worker in self._workers:

@@ -61,9 +61,9 @@ def test_cli_prints_versions(tmp_path: Path) -> None:
     assert openvino.get_version() in result.stdout
 
 
-def test_cli_without_a_grpc_port_is_a_usage_error(tmp_path: Path) -> None:
+def test_cli_without_any_port_is_a_usage_error(tmp_path: Path) -> None:
     config = tmp_path / "config.json"
     config.write_text('{"model_config_list": []}')
-    result = run_cli("--config_path", str(config), "--rest_port", "8000", cwd=tmp_path)
+    result = run_cli("--config_path", str(config), cwd=tmp_path)
     assert result.returncode == 64
-    assert "--port" in result.stderr
+    assert "port and rest_port cannot have the same values" in result.stderr

@@ -46,7 +46,8 @@ class PeerModel(kserve.Model):
         x = payload.inputs[0].as_numpy()
         y = np.ascontiguousarray(self.compute(x))
         output = InferOutput(name=self.spec["output"], shape=list(y.shape), datatype="FP32")
-        output.set_data_from_numpy(y, binary_data=True)
+        # Raw contents over gRPC; over REST, the form the request asks for (binary_data_output).
+        output.set_data_from_numpy(y, binary_data=payload.from_grpc or payload.use_binary_outputs)
         return InferResponse(payload.id, self.name, [output])
 
 

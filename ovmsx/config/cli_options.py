@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,39 @@ REMOVED_FLAGS = (
     "max_sequence_number",
     "sequence_cleaner_poll_wait_minutes",
 )
+# Server flags ovmsx takes, as OVMS does, but cannot act on: each one given is named in a
+# warning at start, with the reason.
+_LLM_ONLY = "it concerns generative (LLM) endpoints, which ovmsx does not serve"
+UNHONOURED_FLAGS = {
+    "grpc_max_threads": "grpcio does not expose gRPC's thread quota to Python servers",
+    "grpc_memory_quota": "grpcio does not expose gRPC's memory quota to Python servers",
+    "cpu_extension": "ovmsx does not load OpenVINO CPU extension libraries",
+    "custom_node_resources_cleaner_interval_seconds": (
+        "ovmsx keeps no pooled custom-node buffers that would need cleaning"
+    ),
+    "api_key_file": "the key guards OVMS's /v3 (generative) endpoints, which ovmsx does not serve",
+    "allowed_local_media_path": _LLM_ONLY,
+    "allowed_media_domains": _LLM_ONLY,
+    "verbose_response": _LLM_ONLY,
+}
+# Flags of OVMS's other modes, refused with a message that says so (argparse would only call
+# them unrecognized): pulling and exporting models from Hugging Face, editing a config file.
+_PULL_MODE = "pulling and exporting models from Hugging Face (OVMS's generative AI mode)"
+_CONFIG_MODE = "editing config.json from the command line (OVMS's config management mode)"
+OTHER_MODE_FLAGS = {
+    "pull": _PULL_MODE,
+    "source_model": _PULL_MODE,
+    "source_loras": _PULL_MODE,
+    "gguf_filename": _PULL_MODE,
+    "overwrite_models": _PULL_MODE,
+    "task": _PULL_MODE,
+    "weight-format": _PULL_MODE,
+    "extra_quantization_params": _PULL_MODE,
+    "model_repository_path": _PULL_MODE,
+    "list_models": _CONFIG_MODE,
+    "add_to_config": _CONFIG_MODE,
+    "remove_from_config": _CONFIG_MODE,
+}
 # How ModelConfig fields are spelled on the command line, where they differ.
 _FLAG_OF_FIELD = {"name": "model_name", "base_path": "model_path"}
 
@@ -72,7 +106,7 @@ class ServerOptions:
     grpc_bind_address: str = "0.0.0.0"
     """``--grpc_bind_address``: comma-separated addresses; see ``grpc_bind_addresses``."""
     rest_port: int = 0
-    """``--rest_port``: HTTP port; 0 = no REST server (this release serves gRPC only)."""
+    """``--rest_port``: HTTP port of the KServe REST API and ``/metrics``; 0 = no REST."""
     rest_bind_address: str = "0.0.0.0"
     """``--rest_bind_address``."""
     grpc_workers: int = 1
@@ -197,7 +231,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ARGS",
         help="gRPC channel arguments: key=value,key2=value2",
     )
-    add("--rest_workers", type=_uint, metavar="N", help="number of REST workers (2..10000)")
+    add(
+        "--rest_workers",
+        type=_uint,
+        metavar="N",
+        help="REST worker threads in OVMS (2..10000); checked, then unused: see --grpc_workers",
+    )
     add("--log_level", metavar="LEVEL", default="INFO", help="one of " + ", ".join(LOG_LEVELS))
     add("--log_path", metavar="PATH", help="also write the log to this file")
     add(
@@ -225,11 +264,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve /metrics on the REST port",
     )
     add("--metrics_list", metavar="NAMES", help="comma-separated metric names")
-    add("--cpu_extension", metavar="PATH", help="OpenVINO CPU extension library")
+    add("--cpu_extension", metavar="PATH", help="OpenVINO CPU extension library (ignored)")
+    for flag in ("api_key_file", "allowed_local_media_path", "allowed_media_domains"):
+        add(f"--{flag}", metavar="VALUE", help="generative AI option, accepted and ignored")
+    add(
+        "--verbose_response",
+        type=_bool,
+        metavar="BOOL",
+        nargs="?",
+        const=True,
+        help="generative AI option, accepted and ignored",
+    )
     model = parser.add_argument_group("single model options (instead of --config_path)")
     add = model.add_argument
     add("--model_name", metavar="NAME", help="name clients use for the model")
-    add("--model_path", metavar="PATH", help="model folder (version subfolders) or model file")
+    add(
+        "--model_path",
+        metavar="PATH",
+        help="model folder (version subfolders 1/, 2/, ...) or a model file, served as version 1",
+    )
     add("--batch_size", metavar="SIZE", help='batch size: a number, a range like 1:8, -1 or "auto"')
     add(
         "--shape",
@@ -250,7 +303,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def parse_options(argv: Sequence[str] | None = None) -> ServerOptions:
     """Parse and check the command line (``sys.argv[1:]`` when ``argv`` is ``None``)."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    _refuse_other_modes(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     for flag in REMOVED_FLAGS:
         if getattr(args, flag) is not None:
             raise UsageError(
@@ -260,11 +316,24 @@ def parse_options(argv: Sequence[str] | None = None) -> ServerOptions:
     for flag in IGNORED_FLAGS:
         if getattr(args, flag) is not None:
             log.warning("--%s is accepted for compatibility and ignored", flag)
+    for flag, reason in UNHONOURED_FLAGS.items():
+        if getattr(args, flag) != parser.get_default(flag):
+            log.warning("--%s is accepted for compatibility and ignored: %s", flag, reason)
     options = _options(args)
     if not options.version:
         _check(options, args)
         options.single_model_config()
     return options
+
+
+def _refuse_other_modes(argv: Sequence[str]) -> None:
+    for token in argv:
+        flag = token.partition("=")[0].removeprefix("--")
+        if token.startswith("--") and flag in OTHER_MODE_FLAGS:
+            raise UsageError(
+                f"--{flag}: ovmsx has no mode for {OTHER_MODE_FLAGS[flag]}; it serves models, "
+                "pipelines and graphs given with --config_path or --model_name and --model_path"
+            )
 
 
 def _options(args: argparse.Namespace) -> ServerOptions:
@@ -341,7 +410,7 @@ def _check(options: ServerOptions, args: argparse.Namespace) -> None:
         if not addresses or not all(_valid_host(a) for a in addresses):
             raise UsageError(f"{flag} has invalid format: proper hostname or IP address expected.")
     if options.port == options.rest_port:
-        hint = " (set --port to serve gRPC)" if options.port == 0 else ""
+        hint = " (set --port for gRPC, --rest_port for REST)" if options.port == 0 else ""
         raise UsageError(f"port and rest_port cannot have the same values{hint}")
     if options.cpu_extension is not None and not options.cpu_extension.exists():
         raise UsageError(

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError, field_valid
 from ovmsx.config.errors import ConfigError
 from ovmsx.config.mediapipe_config import MediapipeConfig
 from ovmsx.config.model_config import ModelConfig
+from ovmsx.config.monitoring_config import MonitoringConfig
 from ovmsx.config.pipeline_config import CustomNodeLibraryConfig, PipelineConfig
 from ovmsx.config.strict_model import STRICT
 from ovmsx.status import StatusCode, render
@@ -75,12 +76,11 @@ class ServerConfig(BaseModel):
     custom_node_library_config_list: list[CustomNodeLibraryConfig] = Field(default_factory=list)
     """Custom-node libraries pipelines refer to by name."""
 
-    # The lists below are served by later work. For now they are only checked to be lists of
-    # objects (and an object for monitoring) and kept as the raw JSON, for that work to validate.
+    # Custom loaders are not served: they are only checked to be a list of objects, kept raw.
     custom_loader_config_list: list[dict[str, Any]] = Field(default_factory=list)
     """Custom model loaders, raw."""
-    monitoring: dict[str, Any] | None = None
-    """The ``monitoring`` object (metrics settings), raw."""
+    monitoring: MonitoringConfig | None = None
+    """The metrics settings (read once, when the server starts)."""
 
     _path: Path | None = PrivateAttr(default=None)
 

@@ -8,21 +8,28 @@ Settings (what a Python gRPC server can tune; docs/serving.md explains each):
   on only for the processes of ``--grpc_workers N`` (ovmsx/workers.py), which share it.
 
 The transport is ``grpc_core.CoreServer``: ModelInfer is answered on its polling thread when a
-quick model or graph can answer at once, everything else on the event loop.
+quick model or graph can answer at once, everything else on the event loop. Beside KServe it
+serves the standard health service (grpc_health.py) and server reflection (grpc_reflection.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 from google.protobuf.message import DecodeError
 
 from ovmsx.frontend import grpc_predict_v2_pb2 as pb
 from ovmsx.frontend.grpc_core import AbortCall, CoreServer, Method, on_loop
+from ovmsx.frontend.grpc_health import HealthService
+from ovmsx.frontend.grpc_reflection import SERVICES as REFLECTION_SERVICES
+from ovmsx.frontend.grpc_reflection import reflection_methods
 from ovmsx.frontend.grpc_status import grpc_code, status_message
 from ovmsx.frontend.kserve_service import SERVICE, KServeService
 from ovmsx.status import StatusError
+
+log = logging.getLogger("ovmsx.frontend")
 
 GIB = 1 << 30
 INVALID_ARGUMENT = 3
@@ -74,20 +81,36 @@ def kserve_methods(service: KServeService) -> dict[str, Method]:
     return {f"/{SERVICE}/{name}": method for name, method in methods.items()}
 
 
+def served_methods(service: KServeService, health: HealthService | None) -> dict[str, Method]:
+    """KServe, and with ``health`` the health service; reflection lists all of them."""
+    methods = kserve_methods(service)
+    if health is not None:
+        methods |= health.methods()
+    services = {path.split("/")[1] for path in methods}
+    methods |= reflection_methods(services)
+    if health is not None:
+        health.add_server_names(services | set(REFLECTION_SERVICES))
+    return methods
+
+
 def create_server(
     service: KServeService,
     addresses: Sequence[str],
     port: int,
     channel_arguments: Sequence[tuple[str, int | str]] = (),
     reuse_port: bool = False,
+    health: HealthService | None = None,
 ) -> tuple[CoreServer, int]:
     """A server bound on every address; returns it and the bound port (useful with port 0)."""
     ours = dict(SERVER_OPTIONS) | {"grpc.so_reuseport": int(reuse_port)}
     options = [*ours.items(), *channel_arguments]
-    server = CoreServer(kserve_methods(service), options, asyncio.get_running_loop())
+    methods = served_methods(service, health)
+    log.debug("gRPC methods: %s", ", ".join(sorted(methods)))
+    server = CoreServer(methods, options, asyncio.get_running_loop())
     bound = 0
     for address in addresses:
         host = f"[{address}]" if ":" in address else address
         bound = server.add_insecure_port(f"{host}:{port}")
         port = bound  # with port 0, every address shares the first one's port
+        log.info("Binding gRPC server to address: %s:%d", host, bound)
     return server, bound

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from ovmsx import _core
 from ovmsx.servables.model import parse_version
-from ovmsx.servables.model_loader import CompiledVersion
+from ovmsx.servables.model_version import ModelVersion
 from ovmsx.servables.registry import ServableRegistry
 from ovmsx.status import StatusError
 
 
-def direct_target(registry: ServableRegistry, message: bytes) -> CompiledVersion | None:
+def direct_target(registry: ServableRegistry, message: bytes) -> ModelVersion | None:
     """The model version ``message`` names, if it is available; None otherwise (the general
     path then words the error)."""
     target = _core.infer_target(message)
@@ -27,7 +27,7 @@ def direct_target(registry: ServableRegistry, message: bytes) -> CompiledVersion
     if model is None:
         return None
     try:
-        return model.serving_version(parse_version(version_text)).compiled
+        return model.serving_version(parse_version(version_text))
     except StatusError:
         return None
 
@@ -35,7 +35,7 @@ def direct_target(registry: ServableRegistry, message: bytes) -> CompiledVersion
 def answer_direct(registry: ServableRegistry, message: bytes) -> bytes | None:
     """The serialized response when a quick model can answer ``message`` at once, on this
     thread; None when the general path should take it."""
-    compiled = direct_target(registry, message)
-    if compiled is None or not compiled.quick:
+    version = direct_target(registry, message)
+    if version is None or version.compiled is None or not version.compiled.quick:
         return None
-    return compiled.direct.answer(message)
+    return version.compiled.direct.answer(message)

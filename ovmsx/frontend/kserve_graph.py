@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 from ovmsx.frontend import grpc_predict_v2_pb2 as pb
 from ovmsx.frontend.grpc_status import status_message
@@ -23,6 +24,7 @@ from ovmsx.frontend.kserve_codec import (
 )
 from ovmsx.graph.graph_workers import WorkerPool
 from ovmsx.graph.packet import Packet
+from ovmsx.metrics.families import GRPC, MODEL_INFER_STREAM
 from ovmsx.quoting import quote
 from ovmsx.servables.graph import Graph
 from ovmsx.servables.graph_execution import GraphSession
@@ -40,6 +42,9 @@ from ovmsx.servables.graph_requests import (
 )
 from ovmsx.servables.infer_request import InferRequest
 from ovmsx.status import StatusCode, StatusError, status_error
+
+if TYPE_CHECKING:
+    from ovmsx.frontend.request_observer import GraphCall, RequestObserver
 
 log = logging.getLogger("ovmsx.frontend")
 
@@ -108,39 +113,81 @@ def _whole_response(graph: str, request_id: str, stream: str, packet: Packet) ->
     return response.SerializeToString()
 
 
-async def infer_graph(graph: Graph, request: InferRequest, workers: WorkerPool) -> bytes:
-    plan, sides, inputs, timestamp = _unary_run(graph, request)
-    assert graph.runner is not None  # serving_plan() only returns for a loaded graph
-    first = await graph.runner.run(workers, sides, inputs, timestamp)
-    return _response(graph, request.id, [(name, first[name]) for name in plan.output_streams])
+async def infer_graph(
+    graph: Graph, request: InferRequest, workers: WorkerPool, call: GraphCall | None = None
+) -> bytes:
+    """The answer of one graph instance; ``call`` counts it (metrics)."""
+    try:
+        plan, sides, inputs, timestamp = _unary_run(graph, request, call)
+        assert graph.runner is not None  # serving_plan() only returns for a loaded graph
+        first = await graph.runner.run(workers, sides, inputs, timestamp)
+        answer = _response(graph, request.id, [(name, first[name]) for name in plan.output_streams])
+    except BaseException:
+        if call is not None:
+            call.end(False)
+        raise
+    if call is not None:
+        call.responded()
+        call.end(True)
+    return answer
 
 
-def infer_graph_now(graph: Graph, request: InferRequest) -> bytes | None:
+def infer_graph_now(
+    graph: Graph, request: InferRequest, call: GraphCall | None = None
+) -> bytes | None:
     """The answer on the caller's thread when the graph runs in one pass of quick nodes
-    (``UnaryRunner.runs_now``); None when it must run as ``infer_graph``."""
+    (``UnaryRunner.runs_now``); None when it must run as ``infer_graph`` (``call`` then ends
+    uncounted: the run that answers counts)."""
     runner = graph.runner
     if runner is None or not runner.runs_now:
+        if call is not None:
+            call.end(False)
         return None
-    plan, sides, inputs, timestamp = _unary_run(graph, request)
-    first = runner.run_now(sides, inputs, timestamp)
-    return _response(graph, request.id, [(name, first[name]) for name in plan.output_streams])
+    try:
+        plan, sides, inputs, timestamp = _unary_run(graph, request, call)
+        first = runner.run_now(sides, inputs, timestamp)
+        answer = _response(graph, request.id, [(name, first[name]) for name in plan.output_streams])
+    except BaseException:
+        if call is not None:
+            call.end(False)
+        raise
+    if call is not None:
+        call.responded()
+        call.end(True)
+    return answer
 
 
-def _unary_run(graph: Graph, request: InferRequest):
-    """What one unary run needs: the plan, side packets, input packets and timestamp."""
+def _unary_run(graph: Graph, request: InferRequest, call: GraphCall | None):
+    """What one unary run needs: the plan, side packets, input packets and timestamp. As in
+    OVMS, a request the graph cannot serve (version, not loaded) is not counted; one whose
+    packets cannot be made is rejected; the rest are accepted."""
     graph.check_version(request.version)
     plan = graph.serving_plan()
-    timestamp = request_timestamp(request.parameters)
-    if timestamp is None:
-        timestamp = clock_timestamp()
-    sides = side_packets(request.parameters)
-    return plan, sides, graph_inputs(graph, request, complete=True), timestamp
+    try:
+        timestamp = request_timestamp(request.parameters)
+        if timestamp is None:
+            timestamp = clock_timestamp()
+        sides = side_packets(request.parameters)
+        inputs = graph_inputs(graph, request, complete=True)
+    except StatusError:
+        if call is not None:
+            call.rejected()
+        raise
+    if call is not None:
+        call.accepted()
+    return plan, sides, inputs, timestamp
 
 
 class GraphStream:
     """One ModelStreamInfer call served by one graph instance."""
 
-    def __init__(self, graph: Graph, first: InferRequest, workers: WorkerPool) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        first: InferRequest,
+        workers: WorkerPool,
+        observer: RequestObserver | None = None,
+    ) -> None:
         graph.check_version(first.version)
         self._graph = graph
         self._first: InferRequest | None = first
@@ -154,6 +201,10 @@ class GraphStream:
             self._on_end,
         )
         self._last_timestamp: int | None = None
+        # Counts the stream (metrics on): from here on, it ends exactly once (``_on_end``).
+        self._call = (
+            None if observer is None else observer.graph_call(GRPC, MODEL_INFER_STREAM, graph.name)
+        )
 
     async def responses(self, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes | StatusError]:
         """Every response to send, in order; a StatusError ends the call with that status."""
@@ -190,6 +241,8 @@ class GraphStream:
         try:
             request = decode_infer_request(message)
         except StatusError as error:
+            if self._call is not None:
+                self._call.rejected()
             self._reply_error(status_message(error) + LATER)
             return
         self._feed(request, LATER)
@@ -212,11 +265,17 @@ class GraphStream:
                 timestamp = clock_timestamp(self._last_timestamp)
             inputs = graph_inputs(graph, request, complete=False)
         except StatusError as error:
+            if self._call is not None:
+                self._call.rejected()
             self._reply_error(status_message(error) + suffix, request)
             return
         if self._last_timestamp is None or timestamp > self._last_timestamp:
             self._last_timestamp = timestamp
         self._session.submit(inputs, timestamp)
+        if self._call is not None:
+            # Handed to the instance; if it then refuses the packets (``_on_reject``), the
+            # request is counted as rejected too.
+            self._call.accepted()
 
     def _reply_error(self, message: str, request: InferRequest | None = None) -> None:
         """An error reply naming the request it answers (its id and servable name). When the
@@ -234,12 +293,23 @@ class GraphStream:
         try:
             response = _response(self._graph, "", [(stream, packet)])
         except StatusError as error:
+            self._end_call(False)
             self._responses.put_nowait(error)
             return
+        if self._call is not None:
+            self._call.responded()
         self._responses.put_nowait(wrap_stream_response(response))
 
     def _on_reject(self, error: StatusError) -> None:
+        if self._call is not None:
+            self._call.rejected()
         self._reply_error(status_message(error))
 
     def _on_end(self, error: StatusError | None) -> None:
+        self._end_call(error is None)
         self._responses.put_nowait(error)
+
+    def _end_call(self, ok: bool) -> None:
+        call, self._call = self._call, None
+        if call is not None:
+            call.end(ok)

@@ -10,6 +10,7 @@ from ovmsx.graph.calculator import CalculatorNode
 from ovmsx.graph.graph_config import GraphConfig
 from ovmsx.graph.graph_validation import topological_order
 from ovmsx.graph.input_policies import POLICIES
+from ovmsx.in_flight import InFlight
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,9 @@ class GraphPlan:
     nodes: tuple[NodePlan, ...]  # upstream first
     input_streams: tuple[str, ...]
     output_streams: tuple[str, ...]
+    # The graph instances running on this plan (unary runs and streams): a retired graph
+    # finalizes its nodes once they have all ended.
+    in_flight: InFlight = field(default_factory=InFlight, compare=False, repr=False)
 
 
 def build_plan(config: GraphConfig, calculators: Sequence[CalculatorNode]) -> GraphPlan:

@@ -207,9 +207,11 @@ async def _execute(
         given = [TensorInput(name, tensor) for name, tensor in inputs.items()]
         ordered = compiled.validator.tensors(given)
         if dispatcher is None:
-            outputs = compiled.pool.infer(ordered, True)
+            outputs = compiled.infer_here(ordered)
         else:
-            outputs = await dispatcher.infer(compiled.pool, ordered)
+            outputs = await compiled.infer_submitted(ordered, dispatcher)
+        if compiled.meter is not None:
+            compiled.meter.pipeline_call()
         return {port.name: tensor for port, tensor in zip(compiled.outputs, outputs, strict=True)}
     assert spec.caller is not None
     prepared = [_padded_if_strings(renamed(t, name)) for name, t in inputs.items()]

@@ -4,6 +4,9 @@ Loading reads and validates the graph file, imports the config's calculator modu
 every node's contract, then runs user code (handler import, ``initialize``) in a worker
 thread. A graph that fails stays listed, unavailable, with its reason; the rest of the config
 still serves. Graphs have one version, ``1``, as in OVMS.
+
+A reload builds a new ``Graph`` beside the one serving and swaps them; the old one finalizes its
+nodes once the graph instances running on its plan (unary runs and streams) have ended.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from ovmsx.servables.graph_execution import UnaryRunner
 from ovmsx.servables.graph_metadata import stream_ports
 from ovmsx.servables.graph_packets import StreamKind, stream_kind
 from ovmsx.servables.model import parse_version
-from ovmsx.servables.model_version import VersionState
+from ovmsx.servables.model_version import FAILED_PRECONDITION, OK, VersionState
 from ovmsx.status import StatusCode, StatusError, status_error
 
 log = logging.getLogger("ovmsx.graphs")
@@ -66,10 +69,17 @@ class Graph:
     nodes: list[CalculatorNode] = field(default_factory=list)
     inputs: dict[str, StreamKind] = field(default_factory=dict)  # input name -> kind
     outputs: dict[str, StreamKind] = field(default_factory=dict)  # output name -> kind
+    fingerprint: str = ""
+    """What its files held when it was loaded (``graph_files.fingerprint``): a change reloads it."""
 
     @property
     def available(self) -> bool:
         return self.state is VersionState.AVAILABLE
+
+    @property
+    def error_code(self) -> str:
+        """OVMS reports a graph that failed validation as FAILED_PRECONDITION."""
+        return FAILED_PRECONDITION if self.error is not None else OK
 
     @property
     def passthrough(self) -> bool:
@@ -129,10 +139,10 @@ class Graph:
         return stream_ports(self.graph_config, self.nodes)
 
     def retire(self) -> None:
-        """Finalize every node (runs user code: call from a worker thread)."""
-        _retire_all(self.nodes, self.name)
-        self.nodes = []
+        """Finalize every node, once (runs user code: call from a worker thread)."""
+        nodes, self.nodes = self.nodes, []
         self.plan = None
+        _retire_all(nodes, self.name)
 
 
 def _retire_all(nodes: list[CalculatorNode], graph: str) -> None:

@@ -138,9 +138,28 @@ class UnaryRunner:
         """One pass on the caller's thread, inference blocking: for ``runs_now`` graphs, and
         for one-pass graphs on a worker."""
         assert self._single_pass is not None
-        return _complete(self._plan, self._single_pass.run(side_packets, inputs, timestamp))
+        in_flight = self._plan.in_flight
+        in_flight.enter()
+        try:
+            return _complete(self._plan, self._single_pass.run(side_packets, inputs, timestamp))
+        finally:
+            in_flight.leave()
 
     async def run(
+        self,
+        workers: WorkerPool,
+        side_packets: dict[str, object],
+        inputs: Sequence[tuple[str, object]],
+        timestamp: int,
+    ) -> dict[str, Packet]:
+        in_flight = self._plan.in_flight
+        in_flight.enter()
+        try:
+            return await self._run(workers, side_packets, inputs, timestamp)
+        finally:
+            in_flight.leave()
+
+    async def _run(
         self,
         workers: WorkerPool,
         side_packets: dict[str, object],
@@ -216,6 +235,7 @@ class GraphSession:
         self._outbox: deque[tuple[int, str, object]] = deque()
         self._outbox_lock = threading.Lock()
         self._ended = False  # touched only by jobs (one at a time)
+        plan.in_flight.enter()  # until _end: a retired graph's nodes outlive its streams
 
     # -- called on the loop ----------------------------------------------------------------
 
@@ -278,6 +298,7 @@ class GraphSession:
         self._ended = True
         if self._run is not None:
             self._run.abort()
+        self._plan.in_flight.leave()
         self._send(_END, "", error)
 
     def _deliver(self, stream: str, packet: Packet) -> None:

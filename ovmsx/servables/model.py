@@ -1,9 +1,14 @@
-"""A served model: its versions, which one answers by default, and how a request names one."""
+"""A served model: its versions, which one answers by default, and how a request names one.
+
+A model removed from the config stays here, its versions ended (``retired``): OVMS keeps
+listing it, and a request for it gets OVMS's answer for a retired model.
+"""
 
 from __future__ import annotations
 
 import re
 
+from ovmsx.config.model_config import ModelConfig
 from ovmsx.quoting import quote
 from ovmsx.servables.model_version import ModelVersion, VersionState
 from ovmsx.status import StatusCode, status_error
@@ -22,10 +27,23 @@ def parse_version(text: str) -> int:
 
 
 class Model:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, config: ModelConfig | None = None) -> None:
         self.name = name
+        self.config = config
+        """The config its versions were loaded with; None once removed from the config."""
         self.versions: dict[int, ModelVersion] = {}
         self.load_error: str | None = None  # why no version could even be listed
+        # Why each failed version failed to load, by what its folder held then: a version is
+        # tried again when its files change (or on a config reload), not on every poll.
+        self.failed_folders: dict[int, object] = {}
+
+    @property
+    def retired(self) -> bool:
+        return self.config is None
+
+    def default_number(self) -> int | None:
+        """The version requests without one get now, if any."""
+        return max((v for v, mv in self.versions.items() if mv.available), default=None)
 
     def available_versions(self) -> list[int]:
         return sorted(v for v, mv in self.versions.items() if mv.available)

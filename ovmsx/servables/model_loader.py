@@ -5,8 +5,10 @@ Runs off the event loop (``asyncio.to_thread``): OpenVINO's read and compile rel
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ovmsx import _core
 from ovmsx.call_timer import WARM_UP_CALLS
@@ -18,6 +20,9 @@ from ovmsx.servables.model_files import model_file
 from ovmsx.servables.port_layout import batch_index
 from ovmsx.servables.request_validation import InputValidator
 from ovmsx.status import StatusCode, status_error
+
+if TYPE_CHECKING:
+    from ovmsx.metrics.inference_meter import InferenceMeter
 
 _ANY = (0, -1)  # OpenVINO's fully dynamic dimension as (min, max)
 MAX_NIREQ = 100_000  # OVMS refuses more infer requests per model than this
@@ -55,6 +60,47 @@ class CompiledVersion:
     output_names: frozenset[str]
     by_name_order: tuple[int, ...]  # output indices in name order, OVMS's response order
     direct: _core.DirectInfer  # plain ModelInfer requests answered whole in C++
+    meter: InferenceMeter | None = field(default=None, compare=False)
+    """Times this version's inferences when metrics are on (``attach_meter``)."""
+
+    def attach_meter(self, meter: InferenceMeter) -> None:
+        """Set once the version is loaded and its metrics exist: the one field set after
+        construction (the version is compiled before anything knows its metrics)."""
+        object.__setattr__(self, "meter", meter)
+
+    def infer_here(
+        self, tensors: Sequence[_core.Tensor], release_gil: bool = True
+    ) -> list[_core.Tensor]:
+        """Blocking inference on this thread (``InferencePool.infer``), timed when metered."""
+        meter = self.meter
+        if meter is None:
+            return self.pool.infer(tensors, release_gil)
+        return meter.infer_here(self.pool, tensors, release_gil)
+
+    def infer_submitted(
+        self, tensors: Sequence[_core.Tensor], dispatcher: InferenceDispatcher
+    ) -> Awaitable[list[_core.Tensor]]:
+        """Inference on OpenVINO's threads, awaited on the loop, timed when metered."""
+        meter = self.meter
+        if meter is None:
+            return dispatcher.infer(self.pool, tensors)
+        return meter.infer_submitted(self.pool, tensors, dispatcher)
+
+    def answer(self, message: bytes) -> bytes | None:
+        """A serialized ModelInferRequest answered whole in C++ on this thread
+        (``DirectInfer.answer``; None: declined, nothing ran), timed when metered."""
+        meter = self.meter
+        if meter is None:
+            return self.direct.answer(message)
+        return meter.answer(self.direct, self.pool, message)
+
+    def respond(self, message: bytes, dispatcher: InferenceDispatcher) -> Awaitable[bytes | None]:
+        """The same, inferred on OpenVINO's thread and awaited on the loop, timed when
+        metered."""
+        meter = self.meter
+        if meter is None:
+            return dispatcher.respond(self.direct, message)
+        return meter.respond(self.direct, self.pool, message, dispatcher)
 
     @property
     def quick(self) -> bool:
@@ -86,7 +132,7 @@ class CompiledVersion:
     def infer_blocking(self, tensors: list[_core.Tensor]) -> list[_core.Tensor]:
         """Inference for a graph worker, blocking it: the GIL is kept for a tiny model,
         released otherwise."""
-        return self.pool.infer(tensors, not self.tiny)
+        return self.infer_here(tensors, not self.tiny)
 
     async def infer_from_loop(
         self, tensors: list[_core.Tensor], dispatcher: InferenceDispatcher
@@ -97,10 +143,9 @@ class CompiledVersion:
         loop is the scarce resource and the inference is better spent on OpenVINO's thread.
         Anything else is awaited like a request of its own, so the loop never waits for a
         slow model."""
-        pool = self.pool
         if dispatcher.requests <= 1 and self.runs_here():
-            return pool.infer(tensors, not self.tiny)
-        return await dispatcher.infer(pool, tensors)
+            return self.infer_here(tensors, not self.tiny)
+        return await self.infer_submitted(tensors, dispatcher)
 
 
 def _bounds(dim: Dim) -> tuple[int, int]:

@@ -1,6 +1,9 @@
 """The registry: every servable the server knows, their versions and states, and ``infer``.
 
-All methods run on the event loop's thread; loading compiles in worker threads.
+All methods run on the event loop's thread; loading compiles in worker threads. What to load,
+reload and retire is decided by ``updates`` (ovmsx/servables/reload.py) from a config; the
+registry's own methods do it: compile a version, retire one once its inferences have ended,
+build a pipeline, load a graph, retire one once its instances have ended.
 """
 
 from __future__ import annotations
@@ -9,13 +12,17 @@ import asyncio
 import logging
 from collections.abc import Collection, Sequence
 from pathlib import Path
+from time import perf_counter
+from typing import TYPE_CHECKING
 
 from ovmsx import _core
 from ovmsx.config.mediapipe_config import MediapipeConfig
 from ovmsx.config.model_config import ModelConfig
 from ovmsx.config.pipeline_config import CustomNodeLibraryConfig, PipelineConfig
+from ovmsx.config.servables import Servables
 from ovmsx.graph.graph_workers import WorkerPool
-from ovmsx.pipeline.pipeline_definition import build_definition
+from ovmsx.in_flight import DRAIN_POLL_SECONDS
+from ovmsx.pipeline.pipeline_definition import PipelineDefinition, build_definition
 from ovmsx.pipeline.pipeline_run import (
     run_pipeline,
     run_pipeline_now,
@@ -23,16 +30,21 @@ from ovmsx.pipeline.pipeline_run import (
     string_inputs_as_padded,
 )
 from ovmsx.quoting import quote
+from ovmsx.servables import load_log
 from ovmsx.servables.graph import Graph
 from ovmsx.servables.graph_sessions import GraphSessions
 from ovmsx.servables.infer_request import InferRequest, InferResult
 from ovmsx.servables.inference_dispatch import InferenceDispatcher
+from ovmsx.servables.load_log import MEDIAPIPE, VALIDATION_FAILED, VALIDATION_PASSED
 from ovmsx.servables.model import Model, parse_version
-from ovmsx.servables.model_files import version_folders
 from ovmsx.servables.model_loader import CompiledVersion, compile_version
 from ovmsx.servables.model_version import ModelVersion, VersionState
-from ovmsx.servables.pipeline import Pipeline
+from ovmsx.servables.pipeline import Pipeline, Served
+from ovmsx.servables.reload import Reloader
 from ovmsx.status import StatusCode, StatusError, status_error
+
+if TYPE_CHECKING:
+    from ovmsx.metrics.serving_metrics import ServingMetrics
 
 log = logging.getLogger("ovmsx.models")
 
@@ -52,8 +64,12 @@ class ServableRegistry:
         self.libraries: dict[str, _core.CustomNodeLibrary | StatusError] = {}
         self.graph_workers = WorkerPool(GRAPH_WORKERS)
         self.initial_load_done = False
+        self.metrics: ServingMetrics | None = None  # told of every servable loaded, when on
+        self.updates = Reloader(self)
+        """Brings the servables in line with a config (ovmsx/servables/reload.py)."""
+        self._graphs_retiring: dict[asyncio.Task, Graph] = {}
 
-    # -- loading ---------------------------------------------------------------------------
+    # -- loading: ``updates`` (ovmsx/servables/reload.py) decides what, these do it ---------
 
     async def load(
         self,
@@ -63,53 +79,87 @@ class ServableRegistry:
         libraries: Sequence[CustomNodeLibraryConfig] = (),
     ) -> None:
         """Load every model, then pipelines and graphs; one that fails is reported, the rest
-        serve."""
-        await asyncio.gather(*(self._load_model(config) for config in configs))
-        await self._load_pipelines(pipelines, libraries)
-        for config in graphs:
-            if config.name in self.models:
-                # The model keeps its name; the graph is reported and not served.
-                error = status_error(StatusCode.MEDIAPIPE_GRAPH_NAME_OCCUPIED, config.name)
-                log.error("graph %s not loaded: %s", config.name, error.message)
-                continue
-            self.graphs.setdefault(config.name, Graph(config.name, config))
-        await asyncio.gather(*(self._load_graph(graph) for graph in self.graphs.values()))
+        serve. (A reload from nothing: the first load and a later one are the same thing.)"""
+        await self.updates.apply(Servables(configs, graphs, pipelines, libraries), retry=True)
         self.initial_load_done = True
 
-    async def _load_pipelines(
-        self, pipelines: Sequence[PipelineConfig], libraries: Sequence[CustomNodeLibraryConfig]
-    ) -> None:
-        for library in libraries:
-            if library.name in self.libraries:
-                continue
-            try:
-                self.libraries[library.name] = await asyncio.to_thread(
-                    _core.CustomNodeLibrary.load, str(library.path)
-                )
-            except StatusError as error:
-                self.libraries[library.name] = error
-                log.error("custom node library %s: %s", library.name, error.message)
-        for config in pipelines:
-            if config.name in self.models:
-                error = status_error(StatusCode.PIPELINE_NAME_OCCUPIED, config.name)
-                log.error("pipeline %s not loaded: %s", config.name, error.message)
-                continue
-            pipeline = self.pipelines.setdefault(config.name, Pipeline(config.name, config))
-            pipeline.state = VersionState.LOADING
-            try:
-                definition = await asyncio.to_thread(
-                    build_definition, config, self._pipeline_model, self._library
-                )
-            except StatusError as error:
-                pipeline.error = error
-                log.error("pipeline %s failed to load: %s", config.name, error.message)
-                continue
-            except Exception as error:  # a bug: report it, keep serving the rest
-                log.exception("pipeline %s", config.name)
-                pipeline.error = status_error(StatusCode.INTERNAL_ERROR, repr(error))
-                continue
-            pipeline.start(definition)
-            log.info("pipeline %s available", config.name)
+    async def load_version(self, config: ModelConfig, number: int, folder: Path) -> ModelVersion:
+        """Compile version ``number`` of ``config``'s model from ``folder`` and make it
+        available; a version that fails stays listed with its error. Requests asking for the
+        default version use it as soon as it is the highest available one."""
+        model = self.models.get(config.name)
+        if model is None:
+            model = self.models[config.name] = Model(config.name, config)
+        version = ModelVersion(config.name, number)
+        version.change(VersionState.START)
+        model.versions[number] = version
+        await self.compile_into(version, config, folder)
+        return version
+
+    async def compile_into(self, version: ModelVersion, config: ModelConfig, folder: Path) -> None:
+        """LOADING, then AVAILABLE with its compiled model, or LOADING with the error (OVMS
+        leaves a version that failed to load in LOADING, error code UNKNOWN)."""
+        number = version.version
+        version.change(VersionState.LOADING)
+        load_log.loading_model(config, number, folder)
+        started = perf_counter()
+        try:
+            compiled = await asyncio.to_thread(
+                compile_version, config, number, folder, self._dispatcher.queue, self._cache
+            )
+        except StatusError as error:
+            version.error = error
+        except Exception as error:  # a bug or an OpenVINO surprise: report, keep serving
+            log.exception("model %s version %d", config.name, number)
+            version.error = status_error(StatusCode.INTERNAL_ERROR, repr(error))
+        seconds = perf_counter() - started
+        if version.error is not None:
+            load_log.model_failed(config.name, number, version.error.message, seconds)
+            version.change(VersionState.LOADING)
+            return
+        if self.metrics is not None:  # before it serves: its first request is counted
+            self.metrics.on_version_loaded(config.name, number, compiled)
+        version.compiled = compiled
+        load_log.loaded_model(config.name, number, compiled.inputs, compiled.pool.size, seconds)
+        version.change(VersionState.AVAILABLE)
+
+    async def retire_version(self, version: ModelVersion, replaced: bool = False) -> None:
+        """UNLOADING (new requests get "retired"), then, once the inferences it has taken
+        have finished (OVMS waits the same way), its pool closed and END. A version
+        ``replaced`` by a reload ends without a word: its successor carries its number."""
+        if version.state < VersionState.UNLOADING:
+            version.change(VersionState.UNLOADING, quiet=replaced)
+        compiled = version.compiled
+        if compiled is not None:
+            await _pool_drained(compiled.pool)
+            await asyncio.to_thread(compiled.pool.close)
+            version.compiled = None
+        version.error = None
+        version.change(VersionState.END, quiet=replaced)
+        if not replaced and self.metrics is not None:
+            self.metrics.on_version_unloaded(version.model_name, version.version)
+
+    async def load_library(
+        self, config: CustomNodeLibraryConfig
+    ) -> _core.CustomNodeLibrary | StatusError:
+        try:
+            return await asyncio.to_thread(_core.CustomNodeLibrary.load, str(config.path))
+        except StatusError as error:
+            log.error("custom node library %s: %s", config.name, error.message)
+            return error
+
+    async def build_pipeline(self, config: PipelineConfig) -> PipelineDefinition:
+        """Check ``config`` against the models and libraries serving now; raises
+        ``StatusError`` naming what is wrong."""
+        try:
+            return await asyncio.to_thread(
+                build_definition, config, self._pipeline_model, self._library
+            )
+        except StatusError:
+            raise
+        except Exception as error:  # a bug: report it, keep serving the rest
+            log.exception("pipeline %s", config.name)
+            raise status_error(StatusCode.INTERNAL_ERROR, repr(error)) from None
 
     def _pipeline_model(self, name: str, version: int | None) -> ModelVersion:
         return self.model(name).serving_version(version or 0)
@@ -122,8 +172,10 @@ class ServableRegistry:
             raise found
         return found
 
-    async def _load_graph(self, graph: Graph) -> None:
+    async def load_graph(self, graph: Graph) -> None:
+        """Load ``graph`` (user code runs in a worker thread); AVAILABLE, or its error."""
         graph.state = VersionState.LOADING
+        started = perf_counter()
         try:
             sessions = GraphSessions(self, asyncio.get_running_loop())
             await asyncio.to_thread(graph.load, sessions)
@@ -132,67 +184,52 @@ class ServableRegistry:
         except Exception as error:  # a bug: report it, keep serving the rest
             log.exception("graph %s", graph.name)
             graph.error = status_error(StatusCode.INTERNAL_ERROR, repr(error))
+        took = load_log.duration(perf_counter() - started)
         if graph.error is not None:
-            log.error("graph %s failed to load: %s", graph.name, graph.error.message)
-            return
-        graph.state = VersionState.AVAILABLE
-        log.info("graph %s available (%s)", graph.name, graph.config.graph_file)
-
-    async def _load_model(self, config: ModelConfig) -> None:
-        model = self.models.setdefault(config.name, Model(config.name))
-        try:
-            if config.local_path is None:
-                raise status_error(
-                    StatusCode.PATH_INVALID, f"{config.base_path}: cloud storage is not supported"
-                )
-            folders = version_folders(config.local_path)
-        except StatusError as error:
-            model.load_error = f"model {config.name}: {error.message}"
-            log.error("%s", model.load_error)
-            return
-        for number in config.model_version_policy.select(folders):
-            await self.load_version(config, number, folders[number])
-
-    async def load_version(self, config: ModelConfig, number: int, folder: Path) -> ModelVersion:
-        """Compile version ``number`` of ``config``'s model from ``folder`` and make it
-        available; a version that fails stays listed with its error. Requests asking for the
-        default version use it as soon as it is the highest available one."""
-        model = self.models.setdefault(config.name, Model(config.name))
-        version = ModelVersion(config.name, number, VersionState.LOADING)
-        model.versions[number] = version
-        try:
-            version.compiled = await asyncio.to_thread(
-                compile_version, config, number, folder, self._dispatcher.queue, self._cache
+            details = f"{graph.error.message}; load time: {took}"
+            load_log.definition_state(
+                MEDIAPIPE, graph.name, "LOADING_PRECONDITION_FAILED", VALIDATION_FAILED, details
             )
-        except StatusError as error:
-            version.error = error
-        except Exception as error:  # a bug or an OpenVINO surprise: report, keep serving
-            log.exception("model %s version %d", config.name, number)
-            version.error = status_error(StatusCode.INTERNAL_ERROR, repr(error))
-        if version.error is not None:
-            log.error("%s", version.status_line())
-            return version
-        version.state = VersionState.AVAILABLE
-        log.info("%s from %s", version.status_line(), version.compiled.path)
-        return version
+            return
+        if self.metrics is not None:
+            self.metrics.on_graph_loaded(graph.name)
+        graph.state = VersionState.AVAILABLE
+        details = f"{graph.config.graph_file}; load time: {took}"
+        load_log.definition_state(MEDIAPIPE, graph.name, "AVAILABLE", VALIDATION_PASSED, details)
+
+    def retire_graph(self, graph: Graph) -> None:
+        """No new requests or streams for ``graph`` ("Mediapipe is retired"); the ones running
+        go on, and its nodes are finalized once they have all ended."""
+        graph.state = VersionState.END
+        task = asyncio.create_task(_finalize_when_idle(graph))
+        self._graphs_retiring[task] = graph
+        task.add_done_callback(self._graphs_retiring.pop)
 
     async def unload(self) -> None:
         """Retire every graph (``finalize``), then every model version: waiting jobs fail,
         running ones finish first."""
-        for graph in self.graphs.values():
+        retiring = dict(self._graphs_retiring)  # replaced or removed, still draining
+        for task in retiring:
+            task.cancel()
+        await asyncio.gather(*retiring, return_exceptions=True)
+        for graph in [*retiring.values(), *self.graphs.values()]:
             graph.state = VersionState.UNLOADING
             await asyncio.to_thread(graph.retire)
             graph.state = VersionState.END
         await asyncio.to_thread(self.graph_workers.close)
         for pipeline in self.pipelines.values():
-            pipeline.retire()
+            served = pipeline.retire()
+            if served is not None:
+                served.definition.close()
         for model in self.models.values():
             for version in model.versions.values():
-                version.state = VersionState.UNLOADING
+                if version.state is VersionState.END:
+                    continue
+                version.change(VersionState.UNLOADING)
                 if version.compiled is not None:
                     await asyncio.to_thread(version.compiled.pool.close)
                     version.compiled = None
-                version.state = VersionState.END
+                version.change(VersionState.END)
 
     @property
     def dispatcher(self) -> InferenceDispatcher:
@@ -219,19 +256,28 @@ class ServableRegistry:
     # -- inference -------------------------------------------------------------------------
 
     async def infer_pipeline(self, pipeline: Pipeline, request: InferRequest) -> InferResult:
-        definition, validator = _serving_pipeline(pipeline, request)
-        by_name = _pipeline_inputs(definition, validator, request)
-        outputs = await run_pipeline(definition, by_name, self._dispatcher)
+        served = _serving_pipeline(pipeline, request)
+        served.in_flight.enter()  # a reload closes this definition only once we are done
+        try:
+            by_name = _pipeline_inputs(served, request)
+            outputs = await run_pipeline(served.definition, by_name, self._dispatcher)
+        finally:
+            served.in_flight.leave()
         return _pipeline_result(pipeline, request, outputs)
 
     def infer_pipeline_now(self, pipeline: Pipeline, request: InferRequest) -> InferResult | None:
         """The answer on the caller's thread for a chain of quick nodes (``runs_now``); None
         when the pipeline must run as ``infer_pipeline``."""
-        definition, validator = _serving_pipeline(pipeline, request)
-        if not runs_now(definition):
+        served = _serving_pipeline(pipeline, request)
+        if not runs_now(served.definition):
             return None
-        by_name = _pipeline_inputs(definition, validator, request)
-        return _pipeline_result(pipeline, request, run_pipeline_now(definition, by_name))
+        served.in_flight.enter()
+        try:
+            by_name = _pipeline_inputs(served, request)
+            outputs = run_pipeline_now(served.definition, by_name)
+        finally:
+            served.in_flight.leave()
+        return _pipeline_result(pipeline, request, outputs)
 
     def infer_now(self, request: InferRequest) -> InferResult | None:
         """The answer on the caller's thread when the model is quick and one of its infer
@@ -241,13 +287,13 @@ class ServableRegistry:
         if not compiled.runs_here():
             return None
         tensors = _model_inputs(compiled, request)
-        outputs = compiled.pool.infer(tensors, True)
+        outputs = compiled.infer_here(tensors)
         return _model_result(request, version, compiled, outputs)
 
     async def infer(self, request: InferRequest) -> InferResult:
         version, compiled = self._serving_compiled(request)
         tensors = _model_inputs(compiled, request)
-        outputs = await self._dispatcher.infer(compiled.pool, tensors)
+        outputs = await compiled.infer_submitted(tensors, self._dispatcher)
         return _model_result(request, version, compiled, outputs)
 
     def _serving_compiled(self, request: InferRequest) -> tuple[ModelVersion, CompiledVersion]:
@@ -273,15 +319,16 @@ def _model_result(
     return InferResult(request.servable_name, version.version, _pick(outputs, compiled, request))
 
 
-def _serving_pipeline(pipeline: Pipeline, request: InferRequest):
-    """The definition and input validator of a pipeline that can answer ``request`` now."""
+def _serving_pipeline(pipeline: Pipeline, request: InferRequest) -> Served:
+    """The definition (and input validator) of a pipeline that can answer ``request`` now."""
     pipeline.check_version(request.version)
-    return pipeline.serving()
+    return pipeline.serving_run()
 
 
-def _pipeline_inputs(definition, validator, request: InferRequest) -> dict[str, _core.Tensor]:
+def _pipeline_inputs(served: Served, request: InferRequest) -> dict[str, _core.Tensor]:
     """The request's inputs checked against the pipeline's, by name."""
-    tensors = validator.tensors(string_inputs_as_padded(definition, request.inputs))
+    definition = served.definition
+    tensors = served.validator.tensors(string_inputs_as_padded(definition, request.inputs))
     _check_requested_outputs(definition.outputs.keys(), request.requested_outputs)
     return dict(zip(definition.inputs, tensors, strict=True))
 
@@ -309,3 +356,19 @@ def _pick(
         return [outputs[i] for i in compiled.by_name_order]
     by_name = {t.name: t for t in outputs}
     return [by_name[name] for name in request.requested_outputs]
+
+
+async def _pool_drained(pool: _core.InferencePool) -> None:
+    """Until no inference runs or waits on ``pool``. Seen idle twice in a row, so that a
+    request that looked its version up just before it retired has had its chance to start."""
+    idle_checks = 0
+    while idle_checks < 2:
+        idle_checks = idle_checks + 1 if pool.active + pool.waiting == 0 else 0
+        await asyncio.sleep(DRAIN_POLL_SECONDS)
+
+
+async def _finalize_when_idle(graph: Graph) -> None:
+    plan = graph.plan
+    if plan is not None:
+        await plan.in_flight.drained()
+    await asyncio.to_thread(graph.retire)

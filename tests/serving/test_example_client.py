@@ -28,4 +28,4 @@ def test_example_client_gets_its_answer_and_server_stops_cleanly(tmp_path: Path)
     finally:
         code = server.stop(signal.SIGTERM)
     assert code == 0, server.log()
-    assert "model add_one version 1: AVAILABLE" in server.log()
+    assert "Loaded model add_one; version: 1;" in server.log()

@@ -156,7 +156,7 @@ def test_the_broken_version_of_a_half_broken_model_is_not_found(
 def test_the_log_says_which_models_failed_and_why(broken_models: ServerProcess) -> None:
     log = broken_models.log()
     for model in ("no_versions", "no_model_file", "corrupt", "missing_folder", "half"):
-        lines = [line for line in log.splitlines() if "ERROR" in line and model in line]
+        lines = [line for line in log.splitlines() if "][error][" in line and model in line]
         assert lines, f"no error logged for {model}:\n{log}"
     assert any("Not a single model version directory" in line for line in log.splitlines())
 

@@ -1,0 +1,149 @@
+"""Where the servables come from: the config file (with the graphs' subconfigs) or the
+single-model flags; read at start and again for every reload.
+
+The config file is identified by the MD5 of its bytes, as OVMS does: a reload happens when the
+MD5 differs from the last one read, whether the edit changed the meaning or not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ovmsx.config.cli_options import ServerOptions
+from ovmsx.config.errors import ConfigError
+from ovmsx.config.mediapipe_config import MediapipeConfig
+from ovmsx.config.model_config import ModelConfig
+from ovmsx.config.monitoring_config import MonitoringConfig
+from ovmsx.config.servables import Servables
+from ovmsx.config.server_config import ServerConfig, load_subconfig, parse_config
+from ovmsx.status import StatusCode
+
+log = logging.getLogger("ovmsx.config")
+
+# OVMS reads a config up to 3 times, 10 ms apart, before calling it broken: an editor or a
+# copy may be halfway through writing it.
+READ_ATTEMPTS = 3
+READ_RETRY_SECONDS = 0.01
+
+
+@dataclass(frozen=True)
+class ConfigRead:
+    """One reading of the config file: its MD5 (None when it could not be read), and either
+    what it serves or why it cannot."""
+
+    md5: str | None
+    servables: Servables | None = None
+    monitoring: MonitoringConfig | None = None
+    error: ConfigError | None = None
+    not_json: bool = False
+    """The error is the JSON syntax itself (not the schema)."""
+
+    def describe_failure(self) -> str:
+        """OVMS's words for a config that cannot be loaded, then what is wrong."""
+        error = self.error
+        assert error is not None
+        if self.not_json:
+            return f"Configuration file is not a valid JSON file. Error: {error}"
+        if error.status is StatusCode.JSON_INVALID:
+            return f"Configuration file is not in valid configuration format: {error}"
+        return f"Configuration file is invalid {error.path}: {error}"
+
+
+def read_servables(options: ServerOptions) -> ConfigRead:
+    """What to serve at start: the single-model flags, or the config file (raises
+    ``ConfigError`` when the file cannot be served)."""
+    single = options.single_model_config()
+    if single is not None:
+        return ConfigRead(None, Servables(models=[single]))
+    assert options.config_path is not None  # parse_options requires one of the two
+    read = read_config(Path(options.config_path))
+    if read.error is not None:
+        raise read.error
+    return read
+
+
+def file_md5(path: Path) -> str | None:
+    """The MD5 of the file's bytes; None when it cannot be read (blocking: call off the loop)."""
+    try:
+        return hashlib.md5(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def read_config(path: Path) -> ConfigRead:
+    """Read, parse and validate the config file and its graphs' subconfigs (blocking)."""
+    for attempt in range(READ_ATTEMPTS):
+        read = _read_once(path)
+        if read.error is None or read.error.status is not StatusCode.JSON_INVALID:
+            return read
+        if attempt + 1 < READ_ATTEMPTS:
+            time.sleep(READ_RETRY_SECONDS)
+    return read
+
+
+def _read_once(path: Path) -> ConfigRead:
+    try:
+        raw = path.read_bytes()
+    except OSError as bad:
+        problem = f"cannot read the file: {bad.strerror or bad}"
+        return ConfigRead(None, error=ConfigError(path, "", problem))
+    md5 = hashlib.md5(raw).hexdigest()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        problem = f"not UTF-8 text at byte {bad.start}"
+        error = ConfigError(path, "", problem, status=StatusCode.JSON_INVALID)
+        return ConfigRead(md5, error=error, not_json=True)
+    try:
+        config = parse_config(text, path)
+    except ConfigError as error:
+        return ConfigRead(md5, error=error, not_json=not _is_json(text))
+    return ConfigRead(md5, servables_of(config), config.monitoring)
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def servables_of(config: ServerConfig) -> Servables:
+    return Servables(
+        models=[*config.models, *subconfig_models(config.graphs, config.models)],
+        graphs=config.graphs,
+        pipelines=config.pipelines,
+        libraries=config.libraries,
+    )
+
+
+def subconfig_models(
+    graphs: Sequence[MediapipeConfig], models: Sequence[ModelConfig]
+) -> list[ModelConfig]:
+    """Models from the graphs' subconfig files, served like any other (first name wins).
+
+    A broken subconfig is logged and skipped: it costs its own models, not the server.
+    """
+    taken = {model.name for model in models}
+    found = []
+    for graph in graphs:
+        path = None if graph.is_remote else graph.subconfig_file
+        if path is None:
+            continue
+        try:
+            subconfig = load_subconfig(path)
+        except ConfigError as error:
+            log.error("graph %s: %s", graph.name, error)
+            continue
+        for model in subconfig:
+            if model.name not in taken:
+                taken.add(model.name)
+                found.append(model)
+    return found
