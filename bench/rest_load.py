@@ -38,7 +38,9 @@ class RestCase:
         lines = [
             f"POST {self.path} HTTP/1.1",
             f"Host: {host}:{port}",
-            "Content-Type: application/json",
+            # Binary bodies as KServe's own client sends them (its server parses a JSON
+            # content type as JSON).
+            f"Content-Type: application/{'json' if self.json_length is None else 'octet-stream'}",
             f"Content-Length: {len(self.body)}",
         ]
         if self.json_length is not None:
@@ -62,6 +64,24 @@ def infer_case(model: str, name: str, shape: tuple[int, ...], binary: bool) -> R
     document = {"inputs": [spec], "parameters": {"binary_data_output": True}}
     header = json.dumps(document, separators=(",", ":")).encode()
     return RestCase(f"{model} binary", f"/v2/models/{model}/infer", header + raw, len(header))
+
+
+def _dechunk(buffer: bytearray, start: int) -> tuple[bytes, int] | None:
+    """A chunked body that starts at ``start``, and where it ends; None while incomplete
+    (some servers answer binary data chunked)."""
+    parts, at = [], start
+    while True:
+        line_end = buffer.find(b"\r\n", at)
+        if line_end < 0:
+            return None
+        size = int(bytes(buffer[at:line_end]).split(b";", 1)[0], 16)
+        at = line_end + 2
+        if size == 0:  # no trailers are sent by the servers measured here
+            return (b"".join(parts), at + 2) if len(buffer) >= at + 2 else None
+        if len(buffer) < at + size + 2:
+            return None
+        parts.append(bytes(buffer[at : at + size]))
+        at += size + 2
 
 
 class _Connection(asyncio.Protocol):
@@ -90,14 +110,24 @@ class _Connection(asyncio.Protocol):
                 key, _, value = line.partition(":")
                 self._headers[key.strip().lower()] = value.strip()
             self._head = end + 4
-            self._need = self._head + int(self._headers.get("content-length", 0))
-        if len(self._buffer) >= self._need:
-            body = bytes(self._buffer[self._head : self._need])
-            del self._buffer[: self._need]
-            self._need = None
-            waiter, self._waiter = self._waiter, None
-            if waiter is not None and not waiter.done():
-                waiter.set_result(Reply(self._status, self._headers, body))
+            if self._headers.get("transfer-encoding") == "chunked":
+                self._need = -1  # the body ends where its last (empty) chunk says
+            else:
+                self._need = self._head + int(self._headers.get("content-length", 0))
+        if self._need == -1:
+            found = _dechunk(self._buffer, self._head)
+            if found is None:
+                return
+            body, end = found
+        elif len(self._buffer) >= self._need:
+            body, end = bytes(self._buffer[self._head : self._need]), self._need
+        else:
+            return
+        del self._buffer[:end]
+        self._need = None
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(Reply(self._status, self._headers, body))
 
     def connection_lost(self, exc) -> None:
         if self._waiter is not None and not self._waiter.done():

@@ -46,9 +46,15 @@ class PeerModel(kserve.Model):
         x = payload.inputs[0].as_numpy()
         y = np.ascontiguousarray(self.compute(x))
         output = InferOutput(name=self.spec["output"], shape=list(y.shape), datatype="FP32")
-        # Raw contents over gRPC; over REST, the form the request asks for (binary_data_output).
-        output.set_data_from_numpy(y, binary_data=payload.from_grpc or payload.use_binary_outputs)
-        return InferResponse(payload.id, self.name, [output])
+        output.set_data_from_numpy(y, binary_data=True)
+        # Over REST, the answer takes the form the request asks for (binary_data_output); a REST
+        # request may carry no id, and KServe's response model needs a string.
+        return InferResponse(
+            payload.id or "",
+            self.name,
+            [output],
+            use_binary_outputs=payload.use_binary_outputs,
+        )
 
 
 class _DropCallLog(logging.Filter):
