@@ -82,7 +82,9 @@ class Supervisor:
 
     def __init__(self, options: ServerOptions, argv: Sequence[str]) -> None:
         self._count = options.grpc_workers
-        self._port = options.port
+        served = [f"gRPC port {options.port}"] if options.port else []
+        served += [f"REST port {options.rest_port}"] if options.rest_port else []
+        self._served = ", ".join(served)
         self._command = [sys.executable, "-c", _BOOTSTRAP, *argv]
         self._own_cache: str | None = None
         if options.cache_dir is None:
@@ -181,7 +183,7 @@ class Supervisor:
             self._ready.add(int(line))
             log.info("worker %s ready", line)
             if len(self._ready) == self._count:
-                log.info("all %d workers serving on port %d", self._count, self._port)
+                log.info("all %d workers serving (%s)", self._count, self._served)
 
     def _check_exits(self) -> None:
         for index, worker in enumerate(self._workers):
@@ -229,7 +231,11 @@ def _describe(code: int) -> str:
 
 def supervise(options: ServerOptions, argv: Sequence[str]) -> int:
     """Run ``options.grpc_workers`` serving processes until they stop; their exit status."""
-    taken = port_in_use(options.grpc_bind_addresses, options.port)
+    # Each port in use is refused here: with SO_REUSEPORT the workers would bind beside another
+    # program's listener and share its connections.
+    taken = port_in_use(options.grpc_bind_addresses, options.port) if options.port else None
+    if taken is None and options.rest_port:
+        taken = port_in_use([options.rest_bind_address], options.rest_port)
     if taken is not None:
         log.error(
             "Failed to bind to address %s: the port is in use (the --grpc_workers processes "

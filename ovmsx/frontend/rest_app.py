@@ -143,20 +143,23 @@ class RestApp:
         try:
             response, kind, version = await served()
         except StatusError as error:
-            self._report(method, found.name, found.version, self._kind(found.name), False, start)
+            self._failed(method, found, error)
             return error_response(error)
         except Exception as error:
-            self._report(method, found.name, found.version, self._kind(found.name), False, start)
-            return error_response(_bug(error, method, found.name))
-        self._report(method, found.name, version, kind, True, start)
-        return response
-
-    def _report(
-        self, method: str, name: str, version: str, kind: str | None, ok: bool, start: float
-    ) -> None:
+            bug = _bug(error, method, found.name)
+            self._failed(method, found, bug)
+            return error_response(bug)
         observer = self._context.observer
         if observer is not None:
-            observer.finished(REST, method, name, version, kind, ok, perf_counter() - start)
+            seconds = perf_counter() - start
+            observer.finished(REST, method, found.name, version, kind, True, seconds)
+        return response
+
+    def _failed(self, method: str, found: Route, error: StatusError) -> None:
+        observer = self._context.observer
+        if observer is not None:
+            kind = self._kind(found.name)
+            observer.finished(REST, method, found.name, found.version, kind, False, 0.0, error)
 
     def _kind(self, name: str) -> str | None:
         """What a name names, for a request that failed."""

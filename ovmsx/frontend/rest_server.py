@@ -20,6 +20,7 @@ import asyncio
 import logging
 import socket
 
+import orjson
 import uvicorn
 
 from ovmsx.frontend.rest_app import RestApp
@@ -28,6 +29,10 @@ from ovmsx.frontend.rest_response import RestResponse
 log = logging.getLogger("ovmsx.server")
 
 HEADER_LENGTH = b"inference-header-content-length"
+CONTENT_LENGTH = b"content-length"
+# The largest body taken, as gRPC's 1 GiB receive limit: a larger one is refused before it is
+# read (or as soon as a chunked one passes it), so no client can make the server buffer more.
+MAX_BODY_BYTES = 1 << 30
 BACKLOG = 2048
 # An idle keep-alive connection is closed after this long (clients reconnect on their own).
 KEEP_ALIVE_SECONDS = 60
@@ -45,13 +50,21 @@ def asgi_application(app: RestApp):
         for key, value in scope["headers"]:
             if key == HEADER_LENGTH:
                 header = value.decode("latin-1")
+            elif key == CONTENT_LENGTH and value.isdigit() and int(value) > MAX_BODY_BYTES:
+                await _send(send, _TOO_LARGE, close=True)
+                return
         message = await receive()
         body = message.get("body", b"")
         if message.get("more_body", False):
-            chunks = [body]
+            chunks, size = [body], len(body)
             while message.get("more_body", False):
                 message = await receive()
                 chunks.append(message.get("body", b""))
+                size += len(chunks[-1])
+                if size > MAX_BODY_BYTES:  # chunked, without a length to refuse it by
+                    del chunks
+                    await _send(send, _TOO_LARGE, close=True)
+                    return
             body = b"".join(chunks)
         if message["type"] == "http.disconnect":  # the client left before sending it all
             return
@@ -62,11 +75,19 @@ def asgi_application(app: RestApp):
     return application
 
 
-async def _send(send, response: RestResponse) -> None:
+_TOO_LARGE = RestResponse(
+    413, orjson.dumps({"error": f"Request body larger than {MAX_BODY_BYTES} bytes"})
+)
+
+
+async def _send(send, response: RestResponse, close: bool = False) -> None:
+    """``close``: the connection ends after this answer (its request's body was not read)."""
     headers = [
         (b"content-type", response.content_type.encode("latin-1")),
         (b"content-length", str(response.length).encode("latin-1")),
     ]
+    if close:
+        headers.append((b"connection", b"close"))
     if response.header_length is not None:
         headers.append((HEADER_LENGTH, str(response.header_length).encode("latin-1")))
     await send({"type": "http.response.start", "status": response.status, "headers": headers})

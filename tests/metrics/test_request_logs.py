@@ -3,13 +3,16 @@ at INFO, none, however many requests fail (as OVMS: a client cannot flood the lo
 
 from __future__ import annotations
 
+import json
 import re
+from urllib.error import HTTPError
+from urllib.request import urlopen
 
 import numpy as np
 import pytest
 import tritonclient.grpc as grpcclient
 from metrics_servers import write_config
-from serving_process import ServerProcess
+from serving_process import ServerProcess, free_port
 from tritonclient.utils import InferenceServerException
 
 
@@ -19,7 +22,19 @@ def _input(name: str = "input") -> grpcclient.InferInput:
     return given
 
 
-def _requests(url: str) -> None:
+def _rest_failure(rest_port: int) -> None:
+    """add_two asked over REST for an input it does not have."""
+    given = {"name": "wrong_name", "shape": [1, 10], "datatype": "FP32", "data": [1.0] * 10}
+    body = json.dumps({"inputs": [given]}).encode()
+    url = f"http://127.0.0.1:{rest_port}/v2/models/add_two/infer"
+    with pytest.raises(HTTPError) as refused:
+        urlopen(url, body, timeout=30)
+    refused.value.close()  # the error holds the response and its socket
+    assert refused.value.code == 400
+
+
+def _requests(url: str, rest_port: int) -> None:
+    _rest_failure(rest_port)
     with grpcclient.InferenceServerClient(url) as client:
         client.infer("add_one", [_input()])
         client.infer("add_two", [_input()])
@@ -40,10 +55,12 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     config = write_config(root)
     found = {}
     for level in ("DEBUG", "INFO"):
-        server = ServerProcess(["--config_path", str(config), "--log_level", level], root)
+        rest_port = free_port()
+        flags = ["--log_level", level, "--rest_port", str(rest_port)]
+        server = ServerProcess(["--config_path", str(config), *flags], root)
         try:
             server.wait_ready()
-            _requests(server.url)
+            _requests(server.url, rest_port)
         finally:
             code = server.stop()
         assert code == 0, server.log()
@@ -69,6 +86,8 @@ def test_request_failures_at_debug(logs: dict[str, str]) -> None:
     assert "gRPC ModelInfer request failed: Missing input with specific name" in line
     (graph,) = _lines(logs["DEBUG"], "[servable name: echo version: default]")
     assert "unexpected" in graph
+    (rest,) = _lines(logs["DEBUG"], "[servable name: add_two version: default]")
+    assert "REST ModelInfer request failed: Missing input with specific name" in rest
 
 
 def test_successes_at_debug(logs: dict[str, str]) -> None:

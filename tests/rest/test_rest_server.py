@@ -165,3 +165,31 @@ def test_serving_processes_share_the_rest_port(add_one_config: Path, tmp_path: P
     finally:
         log = _stopped(process)
     assert log.count(f"REST server listening on {HOST}:{process.rest_port}") == 2
+
+
+def test_a_body_above_one_gibibyte_is_refused_before_it_is_read(
+    add_one_config: Path, tmp_path: Path
+) -> None:
+    """As gRPC refuses a message above 1 GiB: a REST body declared larger is answered 413 at
+    once (the client has sent only its head), the connection closes, and the server goes on."""
+    process = RestProcess(["--config_path", str(add_one_config)], tmp_path)
+    try:
+        process.wait_ready()
+        head = (
+            f"POST /v2/models/add_one/infer HTTP/1.1\r\nHost: {HOST}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {(1 << 30) + 1}\r\n\r\n"
+        )
+        with socket.create_connection((HOST, process.rest_port), timeout=30) as client:
+            client.sendall(head.encode() + b'{"inputs": [')
+            answer = b""
+            while chunk := client.recv(65536):  # the server closes after answering
+                answer += chunk
+        status_line, _, rest = answer.partition(b"\r\n")
+        assert status_line == b"HTTP/1.1 413 Request Entity Too Large", answer
+        assert b"connection: close" in rest.lower(), answer
+        body = json.loads(rest.split(b"\r\n\r\n", 1)[1])
+        assert body == {"error": f"Request body larger than {1 << 30} bytes"}
+        reply = process.infer("add_one", ONES)
+        assert reply.status == 200, reply.body
+    finally:
+        _stopped(process)

@@ -213,15 +213,20 @@ def run_ovmsx(args: list[str], workdir: Path) -> tuple[int, str]:
     return done.returncode, done.stdout + done.stderr
 
 
-def test_a_taken_port_is_refused_before_any_worker_starts(config: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("taken", ["--port", "--rest_port"])
+def test_a_taken_port_is_refused_before_any_worker_starts(
+    config: Path, tmp_path: Path, taken: str
+) -> None:
     with socket.socket() as taker:
         # SO_REUSEPORT on the listener: the workers' own sockets could join it unnoticed.
         taker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         taker.bind(("127.0.0.1", 0))
         taker.listen()
         port = taker.getsockname()[1]
-        args = ["--config_path", str(config), "--port", str(port)]
-        args += ["--grpc_bind_address", "127.0.0.1", "--grpc_workers", str(WORKERS)]
+        other = "--rest_port" if taken == "--port" else "--port"
+        args = ["--config_path", str(config), taken, str(port), other, str(free_port())]
+        args += ["--grpc_bind_address", "127.0.0.1", "--rest_bind_address", "127.0.0.1"]
+        args += ["--grpc_workers", str(WORKERS)]
         code, out = run_ovmsx(args, tmp_path)
     assert code == 1, out
     assert f"Failed to bind to address 127.0.0.1:{port}: the port is in use" in out
