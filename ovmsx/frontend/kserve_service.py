@@ -252,17 +252,8 @@ class KServeService:
         finally:
             dispatcher.requests_on_loop -= 1
 
-    def _kind(self, name: str) -> str | None:
-        """What a name names, for a request that failed."""
-        registry = self._registry
-        if name in registry.graphs:
-            return GRAPH
-        if name in registry.pipelines:
-            return PIPELINE
-        return MODEL if name in registry.models else None
-
     def _failed(self, method: str, name: str, version: str, error: StatusError) -> None:
-        self._observer.finished(GRPC, method, name, version, self._kind(name), False, 0.0, error)
+        self._observer.failed(GRPC, method, name, version, error)
 
     def _infer_failed(self, request: InferRequest | None, error: StatusError) -> None:
         if request is None:  # not even readable

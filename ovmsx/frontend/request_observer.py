@@ -53,6 +53,19 @@ class RequestObserver:
         self.counting = metrics is not None
         """Whether metrics are on: frontends then time every request and report successes."""
 
+    def failed(
+        self, interface: str, method: str, name: str, version: str | None, error: BaseException
+    ) -> None:
+        """A call to ``name`` failed: reported on the series of whatever the name names."""
+        registry = self._registry
+        if name in registry.graphs:
+            kind: str | None = GRAPH
+        elif name in registry.pipelines:
+            kind = PIPELINE
+        else:
+            kind = MODEL if name in registry.models else None
+        self.finished(interface, method, name, version, kind, False, 0.0, error)
+
     @property
     def timing(self) -> bool:
         """Whether a successful request must be timed and reported: metrics are on, or its

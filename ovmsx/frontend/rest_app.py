@@ -158,17 +158,7 @@ class RestApp:
     def _failed(self, method: str, found: Route, error: StatusError) -> None:
         observer = self._context.observer
         if observer is not None:
-            kind = self._kind(found.name)
-            observer.finished(REST, method, found.name, found.version, kind, False, 0.0, error)
-
-    def _kind(self, name: str) -> str | None:
-        """What a name names, for a request that failed."""
-        registry = self._registry
-        if name in registry.graphs:
-            return GRAPH
-        if name in registry.pipelines:
-            return PIPELINE
-        return MODEL if name in registry.models else None
+            observer.failed(REST, method, found.name, found.version, error)
 
     # -- beside KServe ---------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ ovmsx, which it reaches only through these protocols:
   400 "Invalid request URL", as for an unknown path);
 - ``GET /v1/config`` and ``POST /v1/config/reload``: a ``ConfigApi``;
 - every servable call (infer, metadata, ready) is reported once, when its outcome is known,
-  to a ``RequestObserver`` (metrics and per-request log lines).
+  to the ``RequestObserver`` that gRPC reports to as well (metrics and per-request log lines).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ovmsx.frontend.kserve_service import KServeService
+    from ovmsx.frontend.request_observer import RequestObserver
     from ovmsx.servables.registry import ServableRegistry
 
 
@@ -33,23 +34,6 @@ class ConfigApi(Protocol):
 
     async def reload(self) -> tuple[int, bytes]:
         """``POST /v1/config/reload``: the HTTP status and the body."""
-        ...
-
-
-class RequestObserver(Protocol):
-    def finished(
-        self,
-        interface: str,
-        method: str,
-        name: str,
-        version: str | None,
-        kind: str | None,
-        ok: bool,
-        seconds: float,
-    ) -> None:
-        """One call to servable ``name`` over ``interface`` ended. ``kind``: "model",
-        "pipeline", "graph", or None when the name matched nothing; ``version``: the one that
-        answered, or the one the request named; ``seconds``: the whole call."""
         ...
 
 
