@@ -22,7 +22,7 @@ from ovmsx.config.model_config import ModelConfig
 from ovmsx.config.monitoring_config import MonitoringConfig
 from ovmsx.config.servables import Servables
 from ovmsx.config.server_config import ServerConfig, load_subconfig, parse_config
-from ovmsx.status import StatusCode
+from ovmsx.status import StatusCode, StatusError
 
 log = logging.getLogger("ovmsx.config")
 
@@ -134,7 +134,10 @@ def subconfig_models(
     taken = {model.name for model in models}
     found = []
     for graph in graphs:
-        path = None if graph.is_remote else graph.subconfig_file
+        try:
+            path = None if graph.is_remote else graph.subconfig_file
+        except StatusError:  # a path with "..": the graph reports it when it loads
+            continue
         if path is None:
             continue
         try:

@@ -7,13 +7,17 @@ checked when the pipeline loads, against the models and libraries it names
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, model_validator
 
+from ovmsx.config.path_escape import refuse_escape
 from ovmsx.config.strict_model import STRICT
+
+log = logging.getLogger("ovmsx.config")
 
 ENTRY_NODE = "request"
 EXIT_NODE = "response"
@@ -21,6 +25,17 @@ DEMULTIPLY_LIMIT = 10000
 
 Name = Annotated[str, Field(min_length=1)]
 DemultiplyCount = Annotated[int, Field(ge=-1, le=DEMULTIPLY_LIMIT)]
+
+# OVMS's words when it reads the old spelling of a dynamic count.
+DEMULTIPLY_ZERO_WARNING = "demultiply_count 0 will be deprecated. For dynamic count use -1."
+
+
+def _dynamic_if_zero(count: int | None, owner: str) -> int | None:
+    """0 is the old spelling of -1 (dynamic): OVMS reads it so, with a warning."""
+    if count != 0:
+        return count
+    log.warning("%s: %s", owner, DEMULTIPLY_ZERO_WARNING)
+    return -1
 
 
 class CustomNodeLibraryConfig(BaseModel):
@@ -41,6 +56,9 @@ class CustomNodeLibraryConfig(BaseModel):
 
     @property
     def path(self) -> Path:
+        """The library file, absolute. Raises ``StatusError(PATH_INVALID)`` when ``base_path``
+        climbs with ``..`` (OVMS refuses it before opening anything)."""
+        refuse_escape(self.base_path, f"custom node library {self.name}")
         return Path(os.path.normpath(self._config_dir / self.base_path))
 
 
@@ -94,8 +112,8 @@ class PipelineNode(BaseModel):
         for item in self.inputs:
             if len(item) != 1:
                 raise ValueError("each item of inputs must have exactly one key")
-        if self.demultiply_count == 0:  # OVMS reads 0 as dynamic (deprecated spelling)
-            object.__setattr__(self, "demultiply_count", -1)
+        count = _dynamic_if_zero(self.demultiply_count, f"Pipeline node {self.name}")
+        object.__setattr__(self, "demultiply_count", count)
         return self
 
     @property
@@ -120,6 +138,8 @@ class PipelineConfig(BaseModel):
         for item in self.outputs:
             if len(item) != 1:
                 raise ValueError("each item of outputs must have exactly one key")
+        count = _dynamic_if_zero(self.demultiply_count, f"Pipeline {self.name}")
+        object.__setattr__(self, "demultiply_count", count)
         return self
 
     @property

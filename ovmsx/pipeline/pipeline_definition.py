@@ -96,6 +96,7 @@ def build_definition(
         order = _topological_order(config, nodes)
         entry_depth = (ENTRY_NODE,) if config.demultiply_count is not None else ()
         _check_demultiplexing(config, nodes, order, entry_depth)
+        _check_dynamic_demultiplexers(config, nodes)
         inputs = _pipeline_inputs(config, nodes, entry_depth)
         _check_connections(config, nodes, inputs)
         outputs = _pipeline_outputs(config, nodes, inputs, entry_depth)
@@ -321,26 +322,59 @@ def _check_demultiplexing(
         after[name] = (*depth, name) if spec.config.demultiply_count is not None else depth
 
 
+def _demultiply_count(name: str, config: PipelineConfig, nodes: Mapping[str, NodeSpec]) -> int:
+    """The ``demultiply_count`` of demultiplexer ``name`` (``request``: the pipeline's)."""
+    count = config.demultiply_count if name == ENTRY_NODE else nodes[name].config.demultiply_count
+    return -1 if count is None else count
+
+
+def _check_dynamic_demultiplexers(config: PipelineConfig, nodes: Mapping[str, NodeSpec]) -> None:
+    """A dynamic demultiplexer (-1) inside another one, with no gather between them, is
+    refused as OVMS refuses it (NOT_IMPLEMENTED)."""
+    for spec in nodes.values():
+        if spec.config.demultiply_count != -1:
+            continue
+        for outer in spec.depth:
+            if _demultiply_count(outer, config, nodes) == -1:
+                raise _error(
+                    StatusCode.NOT_IMPLEMENTED,
+                    config.name,
+                    f"node {spec.name} demultiplies dynamically (demultiply_count -1) the "
+                    f"shards of dynamic demultiplexer {outer}, with no gather between them; "
+                    "a pipeline can open one dynamic demultiplexer at a time",
+                )
+
+
 def _port_seen_by(
     source: Source,
     config: PipelineConfig,
     nodes: Mapping[str, NodeSpec],
     port: PortSpec,
-    gathered: bool,
+    gathered: str | None,
 ) -> PortSpec:
     """The port as the reader gets it: demultiplexed sources lose their first dimension,
-    gathered ones gain one."""
+    gathered ones (from demultiplexer ``gathered``) gain one."""
     upstream = nodes.get(source.node_name)
     if upstream is not None and upstream.config.demultiply_count is not None:
         port = port.without_first_dim()
-    return port.with_first_dim() if gathered else port
+    if gathered is None:
+        return port
+    return port.with_first_dim(_demultiply_count(gathered, config, nodes))
 
 
 def _pipeline_inputs(
     config: PipelineConfig, nodes: Mapping[str, NodeSpec], entry_depth: tuple[str, ...]
 ) -> dict[str, PortSpec]:
     found: dict[str, PortSpec] = {}
+    entry_count = _demultiply_count(ENTRY_NODE, config, nodes)
+    # As in OVMS, the pipeline's inputs are what its connections read: a declared input that
+    # no node and no output reads is left out (not in metadata, not asked of requests).
+    read = {s.data_item for _, s in config.output_sources if s.node_name == ENTRY_NODE}
+    for spec in nodes.values():
+        read |= {s.data_item for _, s in spec.config.input_sources if s.node_name == ENTRY_NODE}
     for name in config.inputs:
+        if name not in read:
+            continue
         wanted: set[PortSpec] = set()
         for spec in nodes.values():
             for input_name, source in spec.config.input_sources:
@@ -348,7 +382,7 @@ def _pipeline_inputs(
                     port = spec.inputs[input_name].renamed(name)
                     if spec.config.gather_from_node == ENTRY_NODE:
                         port = port.without_first_dim()
-                    wanted.add(port.with_first_dim() if entry_depth else port)
+                    wanted.add(port.with_first_dim(entry_count) if entry_depth else port)
         merged: PortSpec | None = PortSpec(name, "", (), True)
         for port in wanted:
             merged = intersect(merged, port) if merged is not None else None
@@ -364,7 +398,7 @@ def _check_connections(
     config: PipelineConfig, nodes: Mapping[str, NodeSpec], inputs: Mapping[str, PortSpec]
 ) -> None:
     for spec in nodes.values():
-        gathered = spec.config.gather_from_node is not None
+        gathered = spec.config.gather_from_node
         for input_name, source in spec.config.input_sources:
             if source.node_name == ENTRY_NODE:
                 continue
@@ -402,10 +436,11 @@ def _pipeline_outputs(
         spec = nodes[source.node_name]
         port = _source_port(source, config, nodes, output_name)
         assert port is not None
-        port = _port_seen_by(source, config, nodes, port, gathered=False)
-        # The response stacks every demultiplexer still open.
-        levels = len(spec.depth) + (spec.config.demultiply_count is not None)
-        for _ in range(levels):
-            port = port.with_first_dim()
+        port = _port_seen_by(source, config, nodes, port, gathered=None)
+        # The response stacks every demultiplexer still open, innermost first; a static
+        # count gives its dimension that size (OVMS shows [4,1,10] for demultiply_count 4).
+        levels = [*spec.depth, *([spec.name] if spec.config.demultiply_count is not None else [])]
+        for level in reversed(levels):
+            port = port.with_first_dim(_demultiply_count(level, config, nodes))
         found[output_name] = port.renamed(output_name)
     return found

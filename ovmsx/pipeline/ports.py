@@ -6,7 +6,7 @@ pipeline's inputs are checked by the same ``InputValidator`` as a model's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ovmsx import _core
 
@@ -20,9 +20,10 @@ class PortSpec:
     dims: tuple[tuple[int, int], ...]
     rank_dynamic: bool = False
     layout: str = ""
+    demultiplexed: bool = False  # the first dim was added by a demultiplexer (OVMS's flag)
 
     def renamed(self, name: str) -> PortSpec:
-        return PortSpec(name, self.datatype, self.dims, self.rank_dynamic, self.layout)
+        return replace(self, name=name)
 
     def without_first_dim(self) -> PortSpec:
         """A shard's port: what a demultiplexer's output holds per shard."""
@@ -30,11 +31,14 @@ class PortSpec:
             return self
         return PortSpec(self.name, self.datatype, self.dims[1:], False, "")
 
-    def with_first_dim(self) -> PortSpec:
-        """A gathered port: the shards stacked along a new first dimension."""
+    def with_first_dim(self, size: int = -1) -> PortSpec:
+        """A gathered port: the shards stacked along a new first dimension, ``size`` long
+        (-1: any; a static ``demultiply_count`` makes it known, as in OVMS's metadata)."""
         if self.rank_dynamic:
             return self
-        return PortSpec(self.name, self.datatype, (ANY, *self.dims), False, "")
+        first = ANY if size < 1 else (size, size)
+        layout = _demultiplexed_layout(self.layout)
+        return PortSpec(self.name, self.datatype, (first, *self.dims), False, layout, True)
 
     def shape(self) -> list[int]:
         """KServe metadata shape: -1 for any dimension that is not one fixed size."""
@@ -58,14 +62,23 @@ def intersect(a: PortSpec, b: PortSpec) -> PortSpec | None:
     datatype = a.datatype or b.datatype
     if a.rank_dynamic or b.rank_dynamic:
         fixed = b if a.rank_dynamic else a
-        return PortSpec(a.name, datatype, fixed.dims, fixed.rank_dynamic, fixed.layout)
+        return replace(fixed, name=a.name, datatype=datatype)
     if len(a.dims) != len(b.dims) or not a.fits(b):
         return None
     dims = []
     for (low_a, high_a), (low_b, high_b) in zip(a.dims, b.dims, strict=True):
         highs = [h for h in (high_a, high_b) if h != -1]
         dims.append((max(low_a, low_b), min(highs) if highs else -1))
-    return PortSpec(a.name, datatype, tuple(dims), False, a.layout or b.layout)
+    demultiplexed = a.demultiplexed or b.demultiplexed
+    return PortSpec(a.name, datatype, tuple(dims), False, a.layout or b.layout, demultiplexed)
+
+
+def _demultiplexed_layout(layout: str) -> str:
+    """OVMS's layout for a dimension added in front by a demultiplexer: the batch letter
+    moves to it (``[N,H,W,C]`` -> ``[N,?,H,W,C]``; no layout, OVMS's ``N...``, -> ``[N,?,...]``),
+    written the way OpenVINO writes layouts."""
+    axes = layout.strip("[]").split(",") if layout else ["N", "..."]
+    return "[" + ",".join(["N", *("?" if axis == "N" else axis for axis in axes)]) + "]"
 
 
 def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:

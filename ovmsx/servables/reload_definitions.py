@@ -22,7 +22,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from time import perf_counter
 from typing import TYPE_CHECKING
 
+from ovmsx import _core
 from ovmsx.config.mediapipe_config import MediapipeConfig
+from ovmsx.config.path_escape import escape_error, escapes
 from ovmsx.config.pipeline_config import CustomNodeLibraryConfig, PipelineConfig
 from ovmsx.servables import load_log
 from ovmsx.servables.graph import Graph
@@ -35,6 +37,10 @@ if TYPE_CHECKING:
     from ovmsx.servables.registry import ServableRegistry
 
 log = logging.getLogger("ovmsx.models")
+
+# Kinds of refused entries, beside PIPELINE and MEDIAPIPE (names a model holds): paths with "..".
+LIBRARY_PATH = "library path"
+GRAPH_PATH = "graph path"
 
 
 class DefinitionUpdates:
@@ -68,10 +74,8 @@ class DefinitionUpdates:
         """The error for an entry named like a model (OVMS: the model keeps the name); None
         when it was reported already."""
         name = config.name
-        key = (kind, name)
-        if not retry and self._refused.get(key) == config:
+        if not self._first_refusal(kind, config, retry):
             return None
-        self._refused[key] = config
         code = (
             StatusCode.PIPELINE_NAME_OCCUPIED
             if kind == PIPELINE
@@ -80,6 +84,14 @@ class DefinitionUpdates:
         error = status_error(code, name)
         log.error("%s %s not loaded: %s", kind.lower(), name, error.message)
         return error
+
+    def _first_refusal(self, kind: str, config: object, retry: bool) -> bool:
+        """Whether a refused entry is to be reported: once per config, or on ``retry``."""
+        key = (kind, config.name)
+        if not retry and self._refused.get(key) == config:
+            return False
+        self._refused[key] = config
+        return True
 
     # -- libraries --------------------------------------------------------------------------
 
@@ -101,6 +113,16 @@ class DefinitionUpdates:
             failed = isinstance(registry.libraries.get(name), StatusError)
             if self._libraries.get(name) == config and not (retry and failed):
                 continue
+            serving = registry.libraries.get(name)
+            if escapes(config.base_path) and isinstance(serving, _core.CustomNodeLibrary):
+                # OVMS refuses such a path before touching what is loaded: the library (and
+                # the pipelines on it) keep serving.
+                refused = escape_error(config.base_path, f"custom node library {name}")
+                if self._first_refusal(LIBRARY_PATH, config, retry):
+                    log.error("custom node library %s: %s", name, refused.message)
+                    errors.append(refused)
+                continue
+            self._refused.pop((LIBRARY_PATH, name), None)
             loaded = await registry.load_library(config)
             registry.libraries[name] = loaded
             self._libraries[name] = config
@@ -233,10 +255,19 @@ class DefinitionUpdates:
                     errors.append(refused)
                 continue
             self._refused.pop((MEDIAPIPE, name), None)
+            if config.escaping_path() is None:
+                self._refused.pop((GRAPH_PATH, name), None)
             current = registry.graphs.get(name)
             files = fingerprints.get(name, "")
             if current is None or current.state is VersionState.END:
                 loads.append(self._load_graph(Graph(name, config, fingerprint=files), None))
+            elif current.available and (refused := config.escaping_path()) is not None:
+                # Refused before anything is read, as a model's or a library's path: the
+                # graph serving keeps serving.
+                if self._first_refusal(GRAPH_PATH, config, retry):
+                    logging.getLogger("ovmsx.graphs").error("%s", refused.message)
+                    errors.append(refused)
+                continue
             elif current.config != config or current.fingerprint != files:
                 load_log.definition_state(MEDIAPIPE, name, "RELOADING", load_log.RELOAD)
                 graph_log = logging.getLogger("ovmsx.graphs")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ovmsx.config.model_config import ModelConfig
+from ovmsx.config.path_escape import escape_error, escapes
 from ovmsx.servables.model import Model
 from ovmsx.servables.model_files import folder_signature, version_folders
 from ovmsx.servables.model_version import ModelVersion, VersionState
@@ -46,6 +47,8 @@ class ModelChange:
 
 def scan(config: ModelConfig, failed: set[int], warn: bool) -> VersionScan:
     """The version folders of ``config``'s model (blocking: call off the loop)."""
+    if escapes(config.base_path):
+        return VersionScan(error=escape_error(config.base_path, f"model {config.name}"))
     if config.local_path is None:
         details = f"{config.base_path}: cloud storage is not supported"
         return VersionScan(error=status_error(StatusCode.PATH_INVALID, details))
@@ -110,6 +113,8 @@ async def update_model(
         model.load_error = message
         if found.error.code is not StatusCode.NO_MODEL_VERSION_AVAILABLE and not whole:
             return change  # a path that cannot be read now: keep serving what is loaded
+        if escapes(config.base_path):
+            return change  # refused before anything is touched (OVMS): the old versions serve
         folders: dict[int, Path] = {}
     else:
         model.load_error = None

@@ -57,8 +57,8 @@ def test_relative_paths_follow_the_config_file_not_the_working_directory(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     graph = one_graph(
-        tmp_path / "deep/cfg",
-        {"name": "g", "base_path": "../graphs/g1", "graph_path": "sub/my.pbtxt"},
+        tmp_path / "deep",
+        {"name": "g", "base_path": "graphs/g1", "graph_path": "sub/my.pbtxt"},
     )
     assert graph.base_dir == tmp_path / "deep/graphs/g1"
     assert graph.graph_file == tmp_path / "deep/graphs/g1/sub/my.pbtxt"

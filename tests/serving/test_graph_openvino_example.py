@@ -21,7 +21,7 @@ def test_models_from_the_graph_subconfig_serve_the_same_graph(tmp_path) -> None:
     graph_dir = folder / "dummy_add"
     models = {
         "model_config_list": [
-            {"config": {"name": name, "base_path": f"../models/{name}"}}
+            {"config": {"name": name, "base_path": str(folder / "models" / name)}}
             for name in ("dummy", "add")
         ]
     }
