@@ -78,14 +78,43 @@ _REST_ROWS = (
     ("SERVER_NOT_READY", "Server is not ready", 503),
 )
 
+# Failures of encoded-image inputs (ovmsx/images), with OVMS's messages (src/status.cpp) and
+# codes. OVMS's gRPC and HTTP maps miss some of them, which therefore get its fallbacks
+# (UNKNOWN, 500); no C++ code raises them, so they follow the C++ table like the REST codes.
+_IMAGE_ROWS = (
+    ("IMAGE_PARSING_FAILED", "Image parsing failed", GRPC_UNKNOWN, 500),
+    ("BYTES_CONTENTS_EMPTY", "Bytes contents is empty", GRPC_INVALID_ARGUMENT, 500),
+    (
+        "UNSUPPORTED_LAYOUT",
+        "Received binary image input but resource not configured to accept NHWC layout",
+        GRPC_INVALID_ARGUMENT,
+        400,
+    ),
+    (
+        "BINARY_IMAGES_RESOLUTION_MISMATCH",
+        "Binary input images for this endpoint are required to have the same resolution",
+        GRPC_INVALID_ARGUMENT,
+        400,
+    ),
+    (
+        "INVALID_NO_OF_CHANNELS",
+        "Invalid number of channels in binary input",
+        GRPC_INVALID_ARGUMENT,
+        400,
+    ),
+)
+
 _CORE_ROWS = _core.status_table()
-# The C++ values run from 0 without gaps (an X-macro enum); the REST codes come after them.
+# The C++ values run from 0 without gaps (an X-macro enum); the REST and image codes come
+# after them.
 _FIRST_REST_VALUE = len(_CORE_ROWS)
+_PYTHON_ROWS = [(name, message, GRPC_UNKNOWN, http) for name, message, http in _REST_ROWS]
+_PYTHON_ROWS += _IMAGE_ROWS
 _ROWS = [
     *_CORE_ROWS,
     *(
-        (name, _FIRST_REST_VALUE + index, message, GRPC_UNKNOWN, http)
-        for index, (name, message, http) in enumerate(_REST_ROWS)
+        (name, _FIRST_REST_VALUE + index, message, grpc, http)
+        for index, (name, message, grpc, http) in enumerate(_PYTHON_ROWS)
     ),
 ]
 

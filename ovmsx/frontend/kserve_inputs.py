@@ -70,6 +70,14 @@ class KServeInput:
         """Whether the data came in ``raw_input_contents``."""
         return self._raw is not None
 
+    def packed_bytes(self) -> tuple[memoryview | bytes, int | None]:
+        """BYTES data in the KServe layout, and its element count when it came element by
+        element (``bytes_contents``); None for ``raw_input_contents``, not yet framed."""
+        if self._raw is not None:
+            return self._raw, None
+        strings = self._strings or PackedStrings(0, b"")
+        return strings.data, strings.count
+
     def to_tensor(self, model_datatype: str, element_count: int) -> _core.Tensor:
         if self._raw is not None:
             return self._raw_tensor(model_datatype, element_count)

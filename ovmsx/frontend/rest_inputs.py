@@ -134,6 +134,16 @@ class RestInput:
         """Whether the data came as binary (the REST form of ``raw_input_contents``)."""
         return self._raw is not None
 
+    def packed_bytes(self) -> tuple[memoryview | bytes, int | None]:
+        """BYTES data in the KServe layout, and its element count when it came as JSON
+        strings; None for binary data (OVMS's ``raw_input_contents``), not yet framed."""
+        if self._raw is not None:
+            return self._raw, None
+        values = self._values
+        if isinstance(values, PackedStrings):
+            return values.data, values.count
+        return b"", 0
+
     def to_tensor(self, model_datatype: str, element_count: int) -> _core.Tensor:
         if self._raw is not None:
             return self._raw_tensor(model_datatype, element_count)

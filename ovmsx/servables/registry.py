@@ -21,6 +21,7 @@ from ovmsx.config.model_config import ModelConfig
 from ovmsx.config.pipeline_config import CustomNodeLibraryConfig, PipelineConfig
 from ovmsx.config.servables import Servables
 from ovmsx.graph.graph_workers import WorkerPool
+from ovmsx.images.off_loop import off_loop
 from ovmsx.in_flight import DRAIN_POLL_SECONDS
 from ovmsx.pipeline.pipeline_definition import PipelineDefinition, build_definition
 from ovmsx.pipeline.pipeline_run import (
@@ -259,7 +260,10 @@ class ServableRegistry:
         served = _serving_pipeline(pipeline, request)
         served.in_flight.enter()  # a reload closes this definition only once we are done
         try:
-            by_name = _pipeline_inputs(served, request)
+            if served.validator.decodes(request.inputs):  # encoded images: off the loop
+                by_name = await off_loop(_pipeline_inputs, served, request)
+            else:
+                by_name = _pipeline_inputs(served, request)
             outputs = await run_pipeline(served.definition, by_name, self._dispatcher)
         finally:
             served.in_flight.leave()
@@ -269,7 +273,7 @@ class ServableRegistry:
         """The answer on the caller's thread for a chain of quick nodes (``runs_now``); None
         when the pipeline must run as ``infer_pipeline``."""
         served = _serving_pipeline(pipeline, request)
-        if not runs_now(served.definition):
+        if not runs_now(served.definition) or served.validator.decodes(request.inputs):
             return None
         served.in_flight.enter()
         try:
@@ -284,7 +288,7 @@ class ServableRegistry:
         requests is idle (the GIL is released while it infers); None when the request should
         wait for an infer request asynchronously (``infer``) instead."""
         version, compiled = self._serving_compiled(request)
-        if not compiled.runs_here():
+        if not compiled.runs_here() or compiled.validator.decodes(request.inputs):
             return None
         tensors = _model_inputs(compiled, request)
         outputs = compiled.infer_here(tensors)
@@ -292,7 +296,10 @@ class ServableRegistry:
 
     async def infer(self, request: InferRequest) -> InferResult:
         version, compiled = self._serving_compiled(request)
-        tensors = _model_inputs(compiled, request)
+        if compiled.validator.decodes(request.inputs):  # encoded images: off the loop
+            tensors = await off_loop(_model_inputs, compiled, request)
+        else:
+            tensors = _model_inputs(compiled, request)
         outputs = await compiled.infer_submitted(tensors, self._dispatcher)
         return _model_result(request, version, compiled, outputs)
 

@@ -3,13 +3,16 @@
 Order (OVMS request validator): the number of inputs; then, for each model input by name:
 present, no negative dims, datatype, rank, batch dim, other dims, content size. The first
 failure is the answer. Nothing large is allocated before the data has passed every check.
+BYTES data for an input that takes no strings are encoded images, with checks of their own
+(ovmsx/images).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ovmsx import _core
+from ovmsx.images import image_endpoint, takes_strings
 from ovmsx.quoting import quote, quote_shape
 from ovmsx.servables.infer_request import RequestInput
 from ovmsx.servables.port_layout import batch_index
@@ -60,14 +63,16 @@ def element_count(shape: Sequence[int], name: str) -> int:
 class _InputRule:
     """What one model input accepts, worked out once per loaded version."""
 
-    __slots__ = ("batch", "dims", "port")
+    __slots__ = ("batch", "dims", "image", "port")
 
     def __init__(self, port: _core.PortInfo) -> None:
         self.port = port
         self.dims: list[tuple[int, int]] | None = None if port.rank_dynamic else list(port.dims)
         self.batch = batch_index(port)
+        self.image = image_endpoint(port)  # BYTES data for it are encoded images
 
-    def tensor(self, given: RequestInput) -> _core.Tensor:
+    def tensor(self, given: RequestInput) -> _core.Tensor | Callable[[], _core.Tensor]:
+        """The input's Tensor; for encoded images, the conversion still to run."""
         port, name, shape = self.port, self.port.name, given.shape
         if any(d < 0 for d in shape):
             raise status_error(
@@ -75,6 +80,8 @@ class _InputRule:
                 "Negative or zero dimension size is not acceptable: "
                 f"{quote_shape(shape)}; input name: {name}",
             )
+        if given.datatype == "BYTES" and not takes_strings(port):
+            return self._bytes_tensor(given)
         if given.datatype != port.datatype:
             expected = _OVMS_PRECISION.get(port.datatype, port.datatype)
             raise status_error(
@@ -96,6 +103,27 @@ class _InputRule:
                 raise self._shape_error(StatusCode.INVALID_SHAPE, shape)
         return given.to_tensor(port.datatype, element_count(shape, name))
 
+    def _bytes_tensor(self, given: RequestInput) -> Callable[[], _core.Tensor]:
+        """BYTES data for an input of another datatype: encoded images, if it takes them. As
+        in OVMS, only the request validator's checks run now; converting (and refusing what
+        cannot be converted) waits until every input has passed them."""
+        if self.image is None or not hasattr(given, "packed_bytes"):
+            error = status_error(
+                StatusCode.NOT_IMPLEMENTED,
+                f"BYTES data for input {self.port.name} of datatype {self.port.datatype} and "
+                f"shape {model_shape_text(self.port)}: only 4-D image inputs take encoded "
+                "images",
+            )
+
+            def refuse() -> _core.Tensor:
+                raise error
+
+            return refuse
+        # Imported here, so that OpenCV loads with the first images (ovmsx/images/__init__.py).
+        from ovmsx.images.convert import image_conversion
+
+        return image_conversion(self.image, given)  # type: ignore[arg-type]  # packed_bytes
+
     def _shape_error(self, code: StatusCode, shape: Sequence[int]) -> Exception:
         return status_error(
             code,
@@ -111,6 +139,12 @@ class InputValidator:
         self._names = [port.name for port in ports]
         # OVMS checks inputs in name order, so the first error reported is the same.
         self._rules = sorted((_InputRule(port) for port in ports), key=lambda r: r.port.name)
+        self._takes_images = any(rule.image is not None for rule in self._rules)
+
+    def decodes(self, given: Sequence[RequestInput]) -> bool:
+        """Whether checking ``given`` means decoding images: milliseconds per image, work for
+        a thread of its own rather than the thread polling gRPC or the event loop."""
+        return self._takes_images and any(item.datatype == "BYTES" for item in given)
 
     def tensors(self, given: Sequence[RequestInput]) -> list[_core.Tensor]:
         """The request's data as Tensors in the model's input order, or the first OVMS error."""
@@ -122,7 +156,7 @@ class InputValidator:
         by_name: dict[str, RequestInput] = {}
         for item in given:
             by_name.setdefault(item.name, item)  # the first input of a name wins, as in OVMS
-        tensors: dict[str, _core.Tensor] = {}
+        tensors: dict[str, _core.Tensor | Callable[[], _core.Tensor]] = {}
         for rule in self._rules:
             item = by_name.get(rule.port.name)
             if item is None:
@@ -130,4 +164,7 @@ class InputValidator:
                     StatusCode.INVALID_MISSING_INPUT, f"Required input: {rule.port.name}"
                 )
             tensors[rule.port.name] = rule.tensor(item)
-        return [tensors[name] for name in self._names]
+        for name, tensor in tensors.items():  # conversions, once the whole request is valid
+            if callable(tensor):
+                tensors[name] = tensor()
+        return [tensors[name] for name in self._names]  # type: ignore[misc]  # all converted
