@@ -24,6 +24,7 @@ from ovmsx.frontend.kserve_codec import (
 )
 from ovmsx.graph.graph_workers import WorkerPool
 from ovmsx.graph.packet import Packet
+from ovmsx.images.off_loop import off_loop
 from ovmsx.metrics.families import GRPC, MODEL_INFER_STREAM
 from ovmsx.quoting import quote
 from ovmsx.servables.graph import Graph
@@ -76,6 +77,11 @@ def graph_inputs(graph: Graph, request: InferRequest, complete: bool) -> list[tu
 
 
 def _packet(kind: StreamKind, given) -> object:
+    if kind is StreamKind.IMAGE and given.datatype == "BYTES":
+        # An encoded file (beyond OVMS); imported here so that OpenCV loads on first use.
+        from ovmsx.images.graph_frame import encoded_frame
+
+        return encoded_frame(given)
     tensor = given.to_graph_tensor(kind is StreamKind.PYTHON)
     if kind is StreamKind.IMAGE:
         return image_packet(tensor, given.is_raw, given.name)
@@ -118,7 +124,10 @@ async def infer_graph(
 ) -> bytes:
     """The answer of one graph instance; ``call`` counts it (metrics)."""
     try:
-        plan, sides, inputs, timestamp = _unary_run(graph, request, call)
+        if _decodes(graph, request):  # encoded images: decoded off the loop
+            plan, sides, inputs, timestamp = await off_loop(_unary_run, graph, request, call)
+        else:
+            plan, sides, inputs, timestamp = _unary_run(graph, request, call)
         assert graph.runner is not None  # serving_plan() only returns for a loaded graph
         first = await graph.runner.run(workers, sides, inputs, timestamp)
         answer = _response(graph, request.id, [(name, first[name]) for name in plan.output_streams])
@@ -139,7 +148,7 @@ def infer_graph_now(
     (``UnaryRunner.runs_now``); None when it must run as ``infer_graph`` (``call`` then ends
     uncounted: the run that answers counts)."""
     runner = graph.runner
-    if runner is None or not runner.runs_now:
+    if runner is None or not runner.runs_now or _decodes(graph, request):
         if call is not None:
             call.end(False)
         return None
@@ -155,6 +164,16 @@ def infer_graph_now(
         call.responded()
         call.end(True)
     return answer
+
+
+def _decodes(graph: Graph, request: InferRequest) -> bool:
+    """Whether the request sends an encoded image to an IMAGE input: milliseconds of
+    decoding, for a thread of its own rather than the gRPC polling thread or the loop."""
+    inputs = graph.inputs
+    return any(
+        given.datatype == "BYTES" and inputs.get(given.name) is StreamKind.IMAGE
+        for given in request.inputs
+    )
 
 
 def _unary_run(graph: Graph, request: InferRequest, call: GraphCall | None):

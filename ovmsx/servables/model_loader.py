@@ -5,6 +5,7 @@ Runs off the event loop (``asyncio.to_thread``): OpenVINO's read and compile rel
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,8 @@ from ovmsx.status import StatusCode, status_error
 
 if TYPE_CHECKING:
     from ovmsx.metrics.inference_meter import InferenceMeter
+
+log = logging.getLogger("ovmsx.models")
 
 _ANY = (0, -1)  # OpenVINO's fully dynamic dimension as (min, max)
 MAX_NIREQ = 100_000  # OVMS refuses more infer requests per model than this
@@ -171,19 +174,36 @@ def _target_shapes(config: ModelConfig, inputs: list[_core.PortInfo]) -> dict[st
             index = batch_index(port)
             if index is None or port.rank_dynamic:
                 continue
-            current[index] = _ANY if config.batch_size == AUTO else _bounds(config.batch_size)
+            if config.batch_size == AUTO:
+                current[index] = _ANY
+                _served_dynamic(config.name, port.name, "batch_size")
+            else:
+                current[index] = _bounds(config.batch_size)
             targets[port.name] = current
             continue
         setting = config.shape_for(port.name)
         if setting is None:
             continue
         if setting == AUTO:
-            # ovmsx serves "auto" with dynamic dimensions instead of reloading per shape.
             if not port.rank_dynamic:
                 targets[port.name] = [_ANY] * len(current)
+                _served_dynamic(config.name, port.name, "shape")
             continue
         targets[port.name] = [_bounds(dim) for dim in setting]
     return targets
+
+
+def _served_dynamic(model: str, name: str, setting: str) -> None:
+    """Says how ovmsx honours the deprecated "auto": OVMS reloads the model whenever a
+    request's batch or shape differs; ovmsx makes those dimensions dynamic once."""
+    log.warning(
+        '%s "auto" of model %s input %s is served with dynamic dimensions: requests of any %s '
+        "are taken without reloading the model",
+        setting,
+        model,
+        name,
+        "batch size" if setting == "batch_size" else "shape",
+    )
 
 
 def _layouts(config: ModelConfig, inputs: list[_core.PortInfo]) -> dict[str, tuple[str, str]]:

@@ -11,19 +11,21 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CLIENT_TIMEOUT = 60
 
 
-def prepared_copy(name: str, root: Path) -> Path:
-    """``examples/<name>`` copied under ``root`` (without models built earlier), with its
-    ``prepare.py`` run there."""
+def prepared_copy(name: str, root: Path, *arguments: str) -> Path:
+    """``examples/<name>`` copied under ``root`` (without models or samples built earlier), with
+    its ``prepare.py`` run there with ``arguments``."""
     folder = root / name
-    shutil.copytree(EXAMPLES / name, folder, ignore=shutil.ignore_patterns("models", "__pycache__"))
-    subprocess.run([sys.executable, str(folder / "prepare.py")], check=True, cwd=root)
+    built = shutil.ignore_patterns("models", "samples", "__pycache__")
+    shutil.copytree(EXAMPLES / name, folder, ignore=built)
+    command = [sys.executable, str(folder / "prepare.py"), *arguments]
+    subprocess.run(command, check=True, cwd=root)
     return folder
 
 
-def run_client(folder: Path, url: str, server_log: str = "") -> str:
+def run_client(folder: Path, url: str, server_log: str = "", *arguments: str) -> str:
     """Run the example's ``client.py`` against ``url``; its output, once it exited with 0."""
     done = subprocess.run(
-        [sys.executable, str(folder / "client.py"), "--url", url],
+        [sys.executable, str(folder / "client.py"), "--url", url, *arguments],
         capture_output=True,
         text=True,
         timeout=CLIENT_TIMEOUT,
