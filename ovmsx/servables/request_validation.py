@@ -63,13 +63,20 @@ def element_count(shape: Sequence[int], name: str) -> int:
 class _InputRule:
     """What one model input accepts, worked out once per loaded version."""
 
-    __slots__ = ("batch", "dims", "image", "port")
+    __slots__ = ("batch", "dims", "image", "port", "strings_2d")
 
     def __init__(self, port: _core.PortInfo) -> None:
         self.port = port
         self.dims: list[tuple[int, int]] | None = None if port.rank_dynamic else list(port.dims)
         self.batch = batch_index(port)
         self.image = image_endpoint(port)  # BYTES data for it are encoded images
+        # OVMS's 2-D UINT8 string form: N strings as [N, longest + 1] bytes, zero-padded.
+        self.strings_2d = (
+            port.datatype == "UINT8"
+            and self.dims is not None
+            and len(self.dims) == 2
+            and not getattr(port, "demultiplexed", False)
+        )
 
     def tensor(self, given: RequestInput) -> _core.Tensor | Callable[[], _core.Tensor]:
         """The input's Tensor; for encoded images, the conversion still to run."""
@@ -82,26 +89,33 @@ class _InputRule:
             )
         if given.datatype == "BYTES" and not takes_strings(port):
             return self._bytes_tensor(given)
+        if given.datatype == "BYTES" and self.strings_2d:
+            padded = _padded_strings(given, name)
+            self._check_dims(tuple(padded.shape))
+            return padded
         if given.datatype != port.datatype:
             expected = _OVMS_PRECISION.get(port.datatype, port.datatype)
             raise status_error(
                 StatusCode.INVALID_PRECISION,
                 f"Expected: {expected}; Actual: {quote(given.datatype)}; input name: {name}",
             )
-        dims = self.dims
-        if dims is not None:
-            if len(shape) != len(dims):
-                raise self._shape_error(StatusCode.INVALID_NO_OF_SHAPE_DIMENSIONS, shape)
-            batch = self.batch
-            if batch is not None and not _matches(dims[batch], shape[batch]):
-                raise status_error(
-                    StatusCode.INVALID_BATCH_SIZE,
-                    f"Expected: {_dim_text(dims[batch])}; Actual: {shape[batch]}; "
-                    f"input name: {name}",
-                )
-            if not all(_matches(b, v) for b, v in zip(dims, shape, strict=True)):
-                raise self._shape_error(StatusCode.INVALID_SHAPE, shape)
+        self._check_dims(shape)
         return given.to_tensor(port.datatype, element_count(shape, name))
+
+    def _check_dims(self, shape: Sequence[int]) -> None:
+        dims, name = self.dims, self.port.name
+        if dims is None:
+            return
+        if len(shape) != len(dims):
+            raise self._shape_error(StatusCode.INVALID_NO_OF_SHAPE_DIMENSIONS, shape)
+        batch = self.batch
+        if batch is not None and not _matches(dims[batch], shape[batch]):
+            raise status_error(
+                StatusCode.INVALID_BATCH_SIZE,
+                f"Expected: {_dim_text(dims[batch])}; Actual: {shape[batch]}; input name: {name}",
+            )
+        if not all(_matches(b, v) for b, v in zip(dims, shape, strict=True)):
+            raise self._shape_error(StatusCode.INVALID_SHAPE, shape)
 
     def _bytes_tensor(self, given: RequestInput) -> Callable[[], _core.Tensor]:
         """BYTES data for an input of another datatype: encoded images, if it takes them. As
@@ -130,6 +144,19 @@ class _InputRule:
             f"Expected: {model_shape_text(self.port)}; Actual: {quote_shape(shape)}; "
             f"input name: {self.port.name}",
         )
+
+
+def _padded_strings(given: RequestInput, name: str) -> _core.Tensor:
+    """BYTES strings [N] as OVMS hands them to a 2-D UINT8 input: one row per string, each as
+    long as the longest plus a terminating zero."""
+    if len(given.shape) != 1:
+        raise status_error(
+            StatusCode.INVALID_NO_OF_SHAPE_DIMENSIONS,
+            f"Expected number of input shape dimensions: 1; Actual: {len(given.shape)}; "
+            f"input name: {name}",
+        )
+    strings = _core.bytes_unpack(given.to_graph_tensor(python=False))
+    return _core.bytes_to_padded(strings, name)
 
 
 class InputValidator:
