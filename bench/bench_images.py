@@ -11,8 +11,8 @@
    client decoding and resizing them itself and sending raw UINT8 tensors (``--no-serving``
    leaves this out).
 
-Run from the repository root (the candidates are not dependencies: install them first with
-``pip install pillow simplejpeg pyvips pyvips-binary imagecodecs``)::
+Run from the repository root; the candidates are not ovmsx's dependencies, but the ``bench``
+extra installs them (``pip install '.[bench]'``)::
 
     python bench/bench_images.py           # ~1 min; rewrites its section of docs/performance.md
     python bench/bench_images.py --quick   # a few seconds; prints only
