@@ -8,6 +8,7 @@
 
 #include "core/custom_node_precision.h"
 #include "core/status.h"
+#include "core/utf8.h"
 
 namespace ovmsx {
 namespace {
@@ -53,8 +54,13 @@ std::optional<std::uint64_t> expected_bytes(const std::uint64_t* dims, std::uint
   return bytes;
 }
 
+// A name that is not UTF-8 is not quoted: the message must reach Python (and clients) as text.
 std::string output_label(const CustomNodeTensor& output, int index) {
-  return output.name ? std::string(output.name) : "#" + std::to_string(index) + " (no name)";
+  if (output.name == nullptr) {
+    return "#" + std::to_string(index) + " (no name)";
+  }
+  return valid_utf8(output.name) ? std::string(output.name)
+                                 : "#" + std::to_string(index) + " (name not UTF-8)";
 }
 
 std::shared_ptr<Tensor> convert_output(const std::shared_ptr<const CustomNodeState>& state,
@@ -89,7 +95,8 @@ std::shared_ptr<Tensor> convert_output(const std::shared_ptr<const CustomNodeSta
         StatusCode::NODE_LIBRARY_INVALID_CONTENT_SIZE,
         "Expected: " + expected_text + "; Actual: " + actual_text + "; output: " + label);
   }
-  if (output.name == nullptr) {
+  // Tensor names become Python str, which holds UTF-8 only.
+  if (output.name == nullptr || !valid_utf8(output.name)) {
     throw StatusError(StatusCode::NODE_LIBRARY_OUTPUT_MISSING_NAME, "output: " + label);
   }
   Shape shape(output.dims, output.dims + output.dimsCount);
@@ -98,6 +105,10 @@ std::shared_ptr<Tensor> convert_output(const std::shared_ptr<const CustomNodeSta
 }
 
 TensorInfo convert_info(const CustomNodeTensorInfo& entry, const char* function) {
+  if (!valid_utf8(entry.name)) {  // (it becomes a Python str)
+    throw StatusError(StatusCode::NODE_LIBRARY_METADATA_FAILED,
+                      std::string(function) + " returned a name that is not UTF-8");
+  }
   if (entry.dims == nullptr && entry.dimsCount > 0) {
     throw StatusError(StatusCode::NODE_LIBRARY_METADATA_FAILED,
                       std::string(function) + " returned NULL dims for " + entry.name);

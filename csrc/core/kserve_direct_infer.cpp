@@ -10,6 +10,7 @@
 #include "core/kserve_wire.h"
 #include "core/protobuf_wire.h"
 #include "core/status.h"
+#include "core/utf8.h"
 
 namespace ovmsx {
 namespace {
@@ -84,50 +85,6 @@ void expect_length_delimited(const Field& field) {
   if (field.wire_type != kLengthDelimited) {
     throw Decline{};  // protobuf's reading of a mistyped field is for the general path to give
   }
-}
-
-// Strict UTF-8, as protobuf requires of proto3 strings: no overlong forms, no surrogates,
-// nothing above U+10FFFF.
-bool valid_utf8(std::string_view text) {
-  std::size_t i = 0;
-  const std::size_t n = text.size();
-  while (i < n) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    if (byte < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t length = 0;
-    std::uint32_t code = 0;
-    if ((byte & 0xE0) == 0xC0) {
-      length = 2;
-      code = byte & 0x1Fu;
-    } else if ((byte & 0xF0) == 0xE0) {
-      length = 3;
-      code = byte & 0x0Fu;
-    } else if ((byte & 0xF8) == 0xF0) {
-      length = 4;
-      code = byte & 0x07u;
-    } else {
-      return false;
-    }
-    if (n - i < length) {
-      return false;
-    }
-    for (std::size_t k = 1; k < length; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      if ((next & 0xC0) != 0x80) {
-        return false;
-      }
-      code = code << 6 | (next & 0x3Fu);
-    }
-    static constexpr std::uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code < kSmallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
-      return false;
-    }
-    i += length;
-  }
-  return true;
 }
 
 struct RequestedInput {

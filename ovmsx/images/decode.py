@@ -26,6 +26,7 @@ import numpy as np
 # OVMS's OpenCV is built without TIFF (and OpenEXR, which OpenCV's wheels leave off unless
 # asked): such files fail to parse there, so they do here too.
 _TIFF_MAGIC = (b"II*\x00", b"MM\x00*")
+_PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 _Item = TypeVar("_Item")
 _Result = TypeVar("_Result")
@@ -40,6 +41,8 @@ def decode(data: memoryview) -> np.ndarray | None:
     None when it is no image OpenCV can read."""
     if len(data) < 4 or bytes(data[:4]) in _TIFF_MAGIC:
         return None
+    if bytes(data[:8]) == _PNG_MAGIC and not _png_chunks_fit(data):
+        return None
     try:
         image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
     except cv2.error:  # OpenCV refuses some damaged headers with an exception
@@ -47,6 +50,22 @@ def decode(data: memoryview) -> np.ndarray | None:
     if image is None:
         return None
     return image if image.ndim == 3 else image[:, :, np.newaxis]
+
+
+def _png_chunks_fit(data: memoryview) -> bool:
+    """Whether each chunk of a PNG file (a 4-byte big-endian length, type, data, CRC) fits in
+    the data, up to IEND. OpenCV's PNG reader allocates a chunk's declared length before it
+    reads the chunk: a few hundred bytes declaring a 2 GiB chunk would cost 2 GiB of memory,
+    only to fail for want of the data."""
+    offset, size = len(_PNG_MAGIC), len(data)
+    while offset + 8 <= size:
+        end = offset + 12 + int.from_bytes(data[offset : offset + 4], "big")
+        if end > size:
+            return False
+        if data[offset + 4 : offset + 8] == b"IEND":
+            break
+        offset = end
+    return True
 
 
 def decode_all(images: Sequence[memoryview]) -> list[np.ndarray | None]:
