@@ -1,5 +1,7 @@
 #include "core/custom_node_instance.h"
 
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -10,7 +12,17 @@
 namespace ovmsx {
 namespace {
 
-// The CustomNodeTensor[] a library reads its inputs from, pointing into the Tensors' memory.
+// Node authors cast input data to the element type (const float*), which is only defined on
+// aligned memory; a request's raw contents can sit at any offset of the received message, so
+// such inputs are handed over as an aligned copy. new[] aligns as malloc does.
+constexpr std::size_t kInputAlignment = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+
+bool is_aligned(const std::uint8_t* data) noexcept {
+  return reinterpret_cast<std::uintptr_t>(data) % kInputAlignment == 0;
+}
+
+// The CustomNodeTensor[] a library reads its inputs from, pointing into the Tensors' memory
+// (or into an aligned copy of it).
 class InputViews {
  public:
   explicit InputViews(const std::vector<std::shared_ptr<Tensor>>& inputs) {
@@ -39,9 +51,14 @@ class InputViews {
       }
       // The ABI's data is non-const uint8_t*, but a library must not write to inputs
       // (custom node guide: other nodes may read the same buffer).
-      views_.push_back({input->name().c_str(), const_cast<std::uint8_t*>(input->data()),
-                        input->size(), dims, input->shape().size(),
-                        precision_of_datatype(input->datatype())});
+      const std::uint8_t* data = input->data();
+      if (!is_aligned(data)) {
+        copies_.push_back(allocate_bytes(input->size(), false));
+        std::memcpy(copies_.back().get(), data, input->size());
+        data = copies_.back().get();
+      }
+      views_.push_back({input->name().c_str(), const_cast<std::uint8_t*>(data), input->size(), dims,
+                        input->shape().size(), precision_of_datatype(input->datatype())});
     }
   }
 
@@ -50,6 +67,7 @@ class InputViews {
 
  private:
   std::vector<std::uint64_t> dims_;
+  std::vector<std::shared_ptr<std::uint8_t[]>> copies_;  // of the inputs that were not aligned
   std::vector<CustomNodeTensor> views_;
 };
 

@@ -9,6 +9,7 @@ the server loaded.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -20,6 +21,9 @@ from counted_nodes import TestNode
 import ovmsx.custom_nodes
 
 NODE_SOURCES = Path(__file__).parent / "nodes"
+# Extra compiler flags for the test nodes built here: .ci/sanitize sets them so that the nodes
+# run under AddressSanitizer and UndefinedBehaviorSanitizer like the rest of the native code.
+SANITIZE_FLAGS = shlex.split(os.environ.get("OVMSX_TEST_NODE_CFLAGS", ""))
 
 
 @pytest.fixture(scope="session")
@@ -32,7 +36,7 @@ def node_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     include = ovmsx.custom_nodes.include_dir()
     for source in sorted(NODE_SOURCES.glob("*.c")):
         target = out / f"lib{source.stem}.so"
-        command = [compiler, "-shared", "-fPIC", "-O1", "-pthread", f"-I{include}"]
+        command = [compiler, "-shared", "-fPIC", "-O1", "-pthread", f"-I{include}", *SANITIZE_FLAGS]
         built = subprocess.run(
             [*command, str(source), "-o", str(target)], capture_output=True, text=True
         )

@@ -3,6 +3,8 @@ compiled here, and a one-node Python graph, written under one folder."""
 
 from __future__ import annotations
 
+import os
+import shlex
 import subprocess
 import textwrap
 from pathlib import Path
@@ -16,6 +18,9 @@ import ovmsx.custom_nodes
 
 # The test node that makes K copies of a [1,N] input, K = its first number: [K,1,N].
 DEMULTIPLY_SOURCE = Path(__file__).resolve().parents[1] / "serving" / "nodes" / "demultiply.c"
+# Extra compiler flags for the test nodes built here: .ci/sanitize sets them so that the nodes
+# run under AddressSanitizer and UndefinedBehaviorSanitizer like the rest of the native code.
+SANITIZE_FLAGS = shlex.split(os.environ.get("OVMSX_TEST_NODE_CFLAGS", ""))
 
 # A graph of one Python node: OVMS_PY_TENSOR "input" -> "output" = input + 1.
 INCREMENT_GRAPH = graph_text(
@@ -29,7 +34,7 @@ def compile_demultiplier(folder: Path) -> Path:
     """``libdemultiply.so``, built with the system compiler against the installed ABI header."""
     target = folder / "libdemultiply.so"
     include = ovmsx.custom_nodes.include_dir()
-    command = ["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", f"-I{include}"]
+    command = ["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", f"-I{include}", *SANITIZE_FLAGS]
     subprocess.run([*command, str(DEMULTIPLY_SOURCE), "-o", str(target)], check=True)
     return target
 

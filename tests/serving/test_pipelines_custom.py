@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,13 +24,16 @@ from ovmsx.call_timer import WARM_UP_CALLS
 REQ = "request"
 NODES = Path(__file__).parent / "nodes"
 EXAMPLE_NODE = Path(__file__).parents[2] / "examples" / "custom_node_scale" / "scale.c"
+# Extra compiler flags for the test nodes built here: .ci/sanitize sets them so that the nodes
+# run under AddressSanitizer and UndefinedBehaviorSanitizer like the rest of the native code.
+SANITIZE_FLAGS = shlex.split(os.environ.get("OVMSX_TEST_NODE_CFLAGS", ""))
 
 
 def compile_node(source: Path, folder: Path) -> Path:
     """Build a test node with the system compiler against the installed ABI header."""
     target = folder / f"lib{source.stem}.so"
     include = ovmsx.custom_nodes.include_dir()
-    command = ["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", f"-I{include}"]
+    command = ["cc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", f"-I{include}", *SANITIZE_FLAGS]
     subprocess.run([*command, str(source), "-o", str(target)], check=True)
     return target
 
