@@ -11,6 +11,7 @@ from google.protobuf.message import DecodeError
 
 from ovmsx import _core
 from ovmsx.frontend import grpc_predict_v2_pb2 as pb
+from ovmsx.frontend.kserve_decode_errors import explain
 from ovmsx.frontend.kserve_inputs import KServeInput, PackedStrings
 from ovmsx.quoting import quote
 from ovmsx.servables.graph_requests import TIMESTAMP_PARAMETER
@@ -80,7 +81,7 @@ def _parse(
         strings = {index: PackedStrings(count, data) for index, count, data in packed}
         return pb.ModelInferRequest.FromString(head), ranges, strings
     except DecodeError as error:
-        failure = str(error)
+        failure = explain(message, pb.ModelInferRequest.DESCRIPTOR) or str(error)
     except StatusError as error:  # the core's wire reader: "malformed message at byte N: ..."
         failure = error.details
     # Raised outside the handlers: the new error neither chains the old one nor its frames.

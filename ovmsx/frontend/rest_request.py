@@ -57,6 +57,7 @@ def decode_request(
     if not isinstance(request_id, str):
         raise status_error(StatusCode.REST_COULD_NOT_PARSE_INPUT, "id must be a string")
     parameters = _parameters(document.get("parameters"), "request")
+    default = _flag(parameters, BINARY_DATA_OUTPUT, "request")
     outputs, binary_choices = _outputs(document.get("outputs"))
     specs = document.get("inputs")
     if specs is None or specs == []:
@@ -80,7 +81,6 @@ def decode_request(
             raw = tail[offset : offset + size]
             offset += size
         given.append(RestInput(spec.name, spec.datatype, spec.shape, raw, spec.values))
-    default = parameters.get(BINARY_DATA_OUTPUT) is True
     request = InferRequest(
         servable_name=servable,
         version=version,
@@ -138,6 +138,19 @@ def _parameters(node: object, where: str) -> dict[str, object]:
     return node
 
 
+def _flag(parameters: dict[str, object], key: str, where: str) -> bool:
+    """A boolean parameter of the binary-data extension (false when absent). Any other value
+    is refused: a client sending "true" as a string would otherwise get JSON it did not ask
+    for, silently."""
+    value = parameters.get(key, False)
+    if not isinstance(value, bool):
+        raise status_error(
+            StatusCode.REST_COULD_NOT_PARSE_PARAMETERS,
+            f"{where} parameter {key} must be a boolean",
+        )
+    return value
+
+
 def _outputs(node: object) -> tuple[list[str], dict[str, bool]]:
     """The requested outputs' names, and the ``binary_data`` choice of those that made one."""
     if node is None:
@@ -153,9 +166,10 @@ def _outputs(node: object) -> tuple[list[str], dict[str, bool]]:
                 StatusCode.REST_COULD_NOT_PARSE_OUTPUT, "each output must be an object with a name"
             )
         names.append(name)
-        choice = _parameters(item.get("parameters"), f"output {quote(name)}").get(BINARY_DATA)
-        if isinstance(choice, bool):
-            choices[name] = choice
+        where = f"output {quote(name)}"
+        listed = _parameters(item.get("parameters"), where)
+        if BINARY_DATA in listed:
+            choices[name] = _flag(listed, BINARY_DATA, where)
     return names, choices
 
 
@@ -177,17 +191,17 @@ class _InputSpec:
         shape = node.get("shape")
         if not isinstance(shape, list) or not all(_is_dim(d) for d in shape):
             raise _bad_input(
-                f"shape must be an array of non-negative integers; input {quote(name)}"
+                f"shape must be an array of non-negative integers; input name: {quote(name)}"
             )
         datatype = node.get("datatype")
         if not isinstance(datatype, str):
-            raise _bad_input(f"datatype must be a string; input {quote(name)}")
+            raise _bad_input(f"datatype must be a string; input name: {quote(name)}")
         parameters = _parameters(node.get("parameters"), f"input {quote(name)}")
         data = node.get("data")
         values = None
         if data is not None:
             if not isinstance(data, list):
-                raise _bad_input(f"data must be an array; input {quote(name)}")
+                raise _bad_input(f"data must be an array; input name: {quote(name)}")
             if data:  # as in OVMS, empty data counts as no data
                 values = json_values(datatype, data, name)
         spec = cls(name, datatype, tuple(shape), parameters, values)

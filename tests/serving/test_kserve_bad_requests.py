@@ -13,6 +13,21 @@ import numpy as np
 import pytest
 import tritonclient.grpc as grpcclient
 from kserve_requests import add_raw, add_typed, assert_status, output, request, rpc_error
+from ovms_messages import (
+    BATCH,
+    CONTENT_SIZE,
+    INPUT_FORMAT,
+    MISSING_INPUT,
+    NAME_MISSING,
+    NO_OF_DIMS,
+    NO_OF_INPUTS,
+    PRECISION,
+    SHAPE,
+    STRUCTURE,
+    VALUE_COUNT,
+    VERSION_INVALID,
+    VERSION_MISSING,
+)
 from serving_models import TYPED_INPUTS
 from serving_process import ServerProcess
 from tritonclient.grpc import service_pb2, service_pb2_grpc
@@ -21,22 +36,6 @@ Stub = service_pb2_grpc.GRPCInferenceServiceStub
 
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
 NOT_FOUND = grpc.StatusCode.NOT_FOUND
-NAME_MISSING = "Model with requested name is not found"
-VERSION_MISSING = "Model with requested version is not found"
-VERSION_INVALID = "invalid model version format in request"
-NO_OF_INPUTS = "Invalid number of inputs"
-MISSING_INPUT = "Missing input with specific name"
-NO_OF_DIMS = "Invalid number of shape dimensions"
-SHAPE = "Invalid input shape"
-BATCH = "Invalid input batch size"
-PRECISION = "Invalid input precision"
-VALUE_COUNT = "Invalid number of values in tensor proto container"
-CONTENT_SIZE = "Invalid content size of tensor proto"
-INPUT_FORMAT = "Inputs inside buffer does not match expected format."
-MESSAGE_STRUCTURE = (
-    "Passing buffers both in ModelInferRequest::InferInputTensor::contents and in "
-    "ModelInferRequest::raw_input_contents is not allowed"
-)
 
 # How the details name the input (OVMS's text reads "input name: input name: input").
 NAMED = "input name: input"
@@ -186,7 +185,7 @@ def test_both_raw_and_typed_contents(stub: Stub) -> None:
     message = _add_one()
     message.inputs[0].contents.fp32_contents.extend(X.reshape(-1).tolist())
     got = rpc_error(stub.ModelInfer, message)
-    assert_status(got, INVALID, MESSAGE_STRUCTURE, contains="contents for input: input")
+    assert_status(got, INVALID, STRUCTURE, contains="contents for input: input")
 
 
 def test_raw_contents_next_to_an_empty_contents_message(stub: Stub) -> None:
@@ -194,14 +193,14 @@ def test_raw_contents_next_to_an_empty_contents_message(stub: Stub) -> None:
     message = _add_one()
     message.inputs[0].contents.SetInParent()
     got = rpc_error(stub.ModelInfer, message)
-    assert_status(got, INVALID, MESSAGE_STRUCTURE, contains="contents for input: input")
+    assert_status(got, INVALID, STRUCTURE, contains="contents for input: input")
 
 
 def test_fewer_raw_buffers_than_inputs(stub: Stub) -> None:
     message = add_raw(request("two_inputs"), "a", np.zeros((1, 4), np.float32))
     message.inputs.add(name="b", datatype="FP32", shape=[1, 4])
     got = rpc_error(stub.ModelInfer, message)
-    assert_status(got, INVALID, MESSAGE_STRUCTURE, "Size of raw_input_contents: 1")
+    assert_status(got, INVALID, STRUCTURE, "Size of raw_input_contents: 1")
 
 
 def test_negative_dims_on_a_static_model(stub: Stub) -> None:
