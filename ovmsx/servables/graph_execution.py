@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from ovmsx.graph.calculator import CalculatorNode
 from ovmsx.graph.graph_plan import GraphPlan
 from ovmsx.graph.graph_run import GraphRun, run_without_suspending
-from ovmsx.graph.graph_workers import SerialJobs, WorkerPool
+from ovmsx.graph.graph_workers import RunningJob, SerialJobs, WorkerPool
 from ovmsx.graph.packet import Packet
 from ovmsx.graph.single_pass import SinglePass
 from ovmsx.status import StatusCode, StatusError, status_error
@@ -172,30 +172,51 @@ class UnaryRunner:
                 first = await one_pass.run_async(side_packets, inputs, timestamp)
                 return _complete(plan, first)
             return await run_unary_async(plan, side_packets, inputs, timestamp)
+        what = _describe(plan)
         if one_pass is not None:
             return await call_in_worker(
-                workers, lambda: self.run_now(side_packets, inputs, timestamp)
+                workers, lambda: self.run_now(side_packets, inputs, timestamp), what
             )
         return await call_in_worker(
-            workers, lambda: run_unary(plan, side_packets, inputs, timestamp)
+            workers, lambda: run_unary(plan, side_packets, inputs, timestamp), what
         )
 
 
-async def call_in_worker(pool: WorkerPool, function: Callable[[], object]) -> object:
-    """``function()`` on a worker thread; its result or exception comes back to the caller."""
+def _describe(plan: GraphPlan) -> str:
+    return f"a graph request of nodes {_labels(plan)}"
+
+
+def _labels(plan: GraphPlan) -> str:
+    return ", ".join(node.label for node in plan.nodes)
+
+
+async def call_in_worker(
+    pool: WorkerPool, function: Callable[[], object], what: str = "a graph job"
+) -> object:
+    """``function()`` on a worker thread; its result or exception comes back to the caller.
+    A caller that gives up (cancelled: deadline, client gone) before the job has ended leaves
+    the thread to it and the pool a new one (``WorkerPool.abandon``)."""
     loop = asyncio.get_running_loop()
     future = loop.create_future()
+    running = RunningJob()
 
     def job() -> None:
+        running.started()
         try:
             result = function()
         except BaseException as error:
             loop.call_soon_threadsafe(_settle, future, None, error)
         else:
             loop.call_soon_threadsafe(_settle, future, result, None)
+        finally:
+            running.ended()
 
     pool.submit(job)
-    return await future
+    try:
+        return await future
+    except asyncio.CancelledError:
+        running.abandon(pool, what)
+        raise
 
 
 def _settle(future: asyncio.Future, result: object, error: BaseException | None) -> None:
@@ -247,7 +268,10 @@ class GraphSession:
         self._jobs.submit(self._finish)
 
     def cancel(self) -> None:
-        """The client is gone: stop at once."""
+        """The client is gone: stop at once. A job of the instance still running (a node
+        that blocks) keeps its thread, and the pool gets a new one."""
+        if not self._ended:
+            self._jobs.abandon_running(f"a graph stream of nodes {_labels(self._plan)}")
         self._jobs.submit(self._abort)
 
     # -- jobs (worker threads, one at a time) ----------------------------------------------

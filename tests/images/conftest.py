@@ -16,20 +16,15 @@ sys.path.insert(0, str(TESTS / "rest"))
 import tritonclient.grpc as grpcclient  # noqa: E402
 import tritonclient.http as httpclient  # noqa: E402
 from image_servables import write_servables  # noqa: E402
-from rest_process import RestProcess  # noqa: E402
+from rest_process import RestProcess, rest_served  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def image_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RestProcess]:
     """One server for every image test; at the end it must stop on SIGTERM with exit code 0."""
     config = write_servables(tmp_path_factory.mktemp("image_servables"))
-    process = RestProcess(["--config_path", str(config)], tmp_path_factory.mktemp("images"))
-    try:
-        process.wait_ready()
+    with rest_served(["--config_path", str(config)], tmp_path_factory.mktemp("images")) as process:
         yield process
-    finally:
-        code = process.stop()
-    assert code == 0, f"ovmsx exited with {code} on SIGTERM:\n{process.log()}"
 
 
 @pytest.fixture(scope="session")

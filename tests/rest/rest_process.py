@@ -8,7 +8,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from http.client import HTTPConnection
 from pathlib import Path
 from typing import NamedTuple
@@ -16,6 +17,8 @@ from typing import NamedTuple
 from serving_process import READY_TIMEOUT, STOP_TIMEOUT, free_port
 
 HOST = "127.0.0.1"
+# What a server's log must never hold: the marks of a crash, whatever the test sent it.
+CRASH_SIGNS = ("Fatal Python error", "terminate called", "Segmentation fault")
 
 
 class Reply(NamedTuple):
@@ -122,3 +125,21 @@ class RestProcess:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+
+
+@contextmanager
+def rest_served(
+    args: Sequence[str], workdir: Path, forbidden: Sequence[str] = CRASH_SIGNS
+) -> Iterator[RestProcess]:
+    """A ready server while the block runs; it must then stop on SIGTERM with exit code 0, and
+    its log must hold none of ``forbidden``."""
+    process = RestProcess(args, workdir)
+    try:
+        process.wait_ready()
+        yield process
+    finally:
+        code = process.stop()
+    log = process.log()
+    assert code == 0, f"ovmsx exited with {code} on SIGTERM:\n{log}"
+    for sign in forbidden:
+        assert sign not in log, log

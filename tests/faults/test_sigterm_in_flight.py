@@ -1,0 +1,97 @@
+"""SIGTERM while requests are in flight over unary gRPC (a slow model, its pipeline, a graph
+whose Python node sleeps), a gRPC stream and REST: every one of them is answered OK with the
+right numbers, a request sent after the signal is refused, and the process exits with 0.
+(tests/serving/test_stop_under_load.py stops busy servers many times over and checks the
+exit; this checks the answers.)"""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+from pathlib import Path
+
+import fault_world as fw
+import numpy as np
+import tritonclient.grpc as grpcclient
+from graph_streams import Stream
+from rest_process import RestProcess, send
+from tritonclient.utils import InferenceServerException
+
+UNARY = ("slow", "slow_pipeline", "sleepy", "slow")
+
+
+def test_in_flight_requests_finish_after_sigterm(tmp_path: Path) -> None:
+    config = fw.build(tmp_path)
+    server = RestProcess(["--config_path", str(config), "--metrics_enable"], tmp_path)
+    url = f"127.0.0.1:{server.port}"
+    data = fw.rows(fw.SLOW_ROWS, 2.0)
+    answers: dict[str, np.ndarray | str] = {}
+    lock = threading.Lock()
+
+    def keep(key: str, value) -> None:
+        with lock:
+            answers[key] = value
+
+    def unary(index: int, name: str) -> None:
+        given, produced = fw.SLOW_SERVABLES[name]
+        try:
+            with grpcclient.InferenceServerClient(url) as client:
+                result = client.infer(name, [fw.tensor(given, data)], client_timeout=60)
+            keep(f"grpc {index} {name}", result.as_numpy(produced))
+        except InferenceServerException as error:
+            keep(f"grpc {index} {name}", str(error))
+
+    def stream() -> None:
+        with Stream(url) as opened:
+            opened.send("sleepy", [fw.tensor("input", data)])
+            result, error = opened.next(timeout=60)
+        keep("stream sleepy", str(error) if error else result.as_numpy("output"))
+
+    def rest() -> None:
+        document = {"inputs": [{"name": "input", "shape": list(data.shape), "datatype": "FP32",
+                                "data": data.ravel().tolist()}]}  # fmt: skip
+        reply = send(server.rest_port, "POST", "/v2/models/sleepy/infer", json.dumps(document))
+        if reply.status == 200:
+            output = reply.json()["outputs"][0]
+            keep("rest sleepy", np.array(output["data"], np.float32).reshape(output["shape"]))
+        else:
+            keep("rest sleepy", reply.body.decode())
+
+    try:
+        server.wait_ready()
+        clients = [threading.Thread(target=unary, args=(i, n)) for i, n in enumerate(UNARY)]
+        clients += [threading.Thread(target=stream), threading.Thread(target=rest)]
+        for client in clients:
+            client.start()
+
+        def all_in_flight() -> bool:
+            text = send(server.rest_port, "GET", "/metrics").body.decode()
+            # All three graph requests (unary gRPC, the stream, REST) have arrived, and work
+            # on the model and the graph is still going on.
+            arrived = fw.metric(text, "ovms_requests_accepted", name="sleepy")
+            models = fw.metric(text, "ovms_current_requests", name="slow")
+            graphs = fw.metric(text, "ovms_current_graphs", name="sleepy")
+            return arrived >= 3 and models >= 1 and graphs >= 1
+
+        fw.until(all_in_flight, "every request in flight")
+        server.process.send_signal(signal.SIGTERM)
+        for client in clients:
+            client.join(60)
+        code = server.process.wait(60)
+        refused = None
+        try:
+            with grpcclient.InferenceServerClient(url) as late:
+                late.infer("slow", [fw.tensor("input", fw.rows(1))], client_timeout=5)
+        except InferenceServerException as error:
+            refused = error.status()
+    finally:
+        server.kill()
+    log = server.log()
+    assert code == 0, log
+    assert len(answers) == len(UNARY) + 2, answers
+    for key, got in answers.items():
+        assert isinstance(got, np.ndarray), f"{key}: {got}\n{log}"
+        expected = data + 1 if "sleepy" in key else data
+        np.testing.assert_array_equal(got, expected, err_msg=key)
+    assert refused == "StatusCode.UNAVAILABLE", refused
