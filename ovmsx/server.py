@@ -21,6 +21,7 @@ from ovmsx.config_api import ConfigService
 from ovmsx.frontend.grpc_health import HealthService
 from ovmsx.frontend.grpc_server import create_server
 from ovmsx.frontend.kserve_service import KServeService
+from ovmsx.frontend.memory_budget import MemoryBudget
 from ovmsx.frontend.request_observer import RequestObserver
 from ovmsx.frontend.rest_context import RestContext
 from ovmsx.metrics.serving_metrics import ServingMetrics
@@ -69,7 +70,11 @@ def set_cpu_defaults(workers: int) -> None:
 
 
 async def _start_server(
-    options: ServerOptions, service: KServeService, health: HealthService, reuse_port: bool
+    options: ServerOptions,
+    service: KServeService,
+    health: HealthService,
+    reuse_port: bool,
+    budget: MemoryBudget,
 ) -> CoreServer | None:
     try:
         server, port = create_server(
@@ -83,13 +88,14 @@ async def _start_server(
     except RuntimeError as error:  # grpc's "Failed to bind to address ..."
         log.error("%s", error)
         return None
+    server.budget = budget
     await server.start()
     log.info("Started gRPC server on port %d", port)
     return server
 
 
 async def _start_rest(
-    options: ServerOptions, context: RestContext, reuse_port: bool
+    options: ServerOptions, context: RestContext, reuse_port: bool, budget: MemoryBudget
 ) -> RestServer | None:
     from ovmsx.frontend.rest_app import RestApp  # the HTTP library loads only when REST serves
     from ovmsx.frontend.rest_server import RestServer
@@ -101,7 +107,7 @@ async def _start_rest(
         )
     address = options.rest_bind_address
     try:
-        rest = RestServer(RestApp(context), address, options.rest_port, reuse_port)
+        rest = RestServer(RestApp(context), address, options.rest_port, reuse_port, budget)
     except OSError as error:
         log.error("Failed to start REST server on %s:%d: %s", address, options.rest_port, error)
         return None
@@ -117,15 +123,17 @@ async def _start_frontends(
     rest_context: RestContext,
     reuse_port: bool,
 ) -> Frontends | None:
-    """Start gRPC (``--port``) and REST (``--rest_port``); None if either fails to start."""
+    """Start gRPC (``--port``) and REST (``--rest_port``); None if either fails to start.
+    Both count request bytes in flight against one budget (``--grpc_memory_quota``)."""
+    budget = MemoryBudget(options.memory_quota)
     server = None
     if options.port:
-        server = await _start_server(options, service, health, reuse_port)
+        server = await _start_server(options, service, health, reuse_port, budget)
         if server is None:
             return None
     rest = None
     if options.rest_port:
-        rest = await _start_rest(options, rest_context, reuse_port)
+        rest = await _start_rest(options, rest_context, reuse_port, budget)
         if rest is None:
             if server is not None:
                 await server.stop(grace=0)

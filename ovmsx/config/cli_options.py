@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from ovmsx.config.errors import UsageError, validation_problems
 from ovmsx.config.model_config import REMOTE_PREFIXES, ModelConfig
+from ovmsx.frontend.memory_budget import DEFAULT_QUOTA
 
 log = logging.getLogger("ovmsx.config")
 
@@ -56,7 +57,6 @@ REMOVED_FLAGS = (
 _LLM_ONLY = "it concerns generative (LLM) endpoints, which ovmsx does not serve"
 UNHONOURED_FLAGS = {
     "grpc_max_threads": "grpcio does not expose gRPC's thread quota to Python servers",
-    "grpc_memory_quota": "grpcio does not expose gRPC's memory quota to Python servers",
     "cpu_extension": "ovmsx does not load OpenVINO CPU extension libraries",
     "custom_node_resources_cleaner_interval_seconds": (
         "ovmsx keeps no pooled custom-node buffers that would need cleaning"
@@ -115,7 +115,7 @@ class ServerOptions:
     grpc_max_threads: int | None = None
     """``--grpc_max_threads``: gRPC resource quota threads; ``None`` = server default."""
     grpc_memory_quota: int | None = None
-    """``--grpc_memory_quota`` in bytes; ``None`` = server default (2 GiB in OVMS)."""
+    """``--grpc_memory_quota`` in bytes; ``None`` = the default, see ``memory_quota``."""
     grpc_channel_arguments: tuple[ChannelArgument, ...] = ()
     """``--grpc_channel_arguments``: ``(key, value)`` pairs; integer-looking values are ints."""
     rest_workers: int | None = None
@@ -156,6 +156,12 @@ class ServerOptions:
     """``--target_device``; ``None`` = the ModelConfig default (CPU)."""
     plugin_config: str | None = None
     """``--plugin_config``: JSON object of OpenVINO properties."""
+
+    @property
+    def memory_quota(self) -> int:
+        """Request bytes in flight, gRPC and REST together (ovmsx/frontend/memory_budget.py);
+        2 GiB unless ``--grpc_memory_quota`` says otherwise, as in OVMS."""
+        return DEFAULT_QUOTA if self.grpc_memory_quota is None else self.grpc_memory_quota
 
     @property
     def grpc_bind_addresses(self) -> tuple[str, ...]:
@@ -225,7 +231,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="serving processes sharing the gRPC port (1..CPU count)",
     )
     add("--grpc_max_threads", type=_uint, metavar="N", help="gRPC resource quota: max threads")
-    add("--grpc_memory_quota", type=_uint, metavar="N", help="gRPC resource quota: bytes")
+    add(
+        "--grpc_memory_quota",
+        type=_uint,
+        metavar="N",
+        help="bytes of requests in flight, gRPC and REST together (default 2 GiB)",
+    )
     add(
         "--grpc_channel_arguments",
         metavar="ARGS",

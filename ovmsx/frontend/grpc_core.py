@@ -15,6 +15,8 @@ How a call runs:
 - Streams run on the event loop: every receive and send is a C-core operation whose completion
   the polling thread forwards to the loop.
 - A call the client cancels, or whose deadline passes, cancels its task on the loop.
+- Every request message counts against ``budget`` (memory_budget.py, ``--grpc_memory_quota``)
+  until it is answered; one that does not fit ends its call with RESOURCE_EXHAUSTED at once.
 
 This is grpcio's Cython layer (``grpc._cython.cygrpc``), on which grpcio's own servers are built;
 it is not grpcio's public API, so pyproject.toml bounds grpcio to the releases tested here, and
@@ -24,6 +26,7 @@ the serving tests drive every path of this module with real clients.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
@@ -34,12 +37,14 @@ import grpc
 from grpc._cython import cygrpc
 
 from ovmsx import _core
+from ovmsx.frontend.memory_budget import MemoryBudget
 
 log = logging.getLogger("ovmsx.frontend")
 
 OK = 0
 CANCELLED = 1
 UNKNOWN = 2
+RESOURCE_EXHAUSTED = 8
 INTERNAL = 13
 UNIMPLEMENTED = 12
 UNAVAILABLE = 14
@@ -109,6 +114,9 @@ class CoreServer:
         loop: asyncio.AbstractEventLoop,
     ) -> None:
         self._methods = {path.encode(): method for path, method in methods.items()}
+        # Request bytes in flight; the server replaces it, before start, with the one it
+        # shares with REST.
+        self.budget = MemoryBudget()
         self._loop = loop
         self._queue = cygrpc.CompletionQueue()
         self._server = cygrpc.Server(tuple(options), False)
@@ -211,17 +219,25 @@ class CoreServer:
         if message is None:  # cancelled before its message arrived, or no message at all
             self._finish(call, CANCELLED, "no request message", closing=True)
             return
-        if len(message) >= LARGE_MESSAGE:
+        size = len(message)
+        if size >= LARGE_MESSAGE:
             self.note_large_message()
+        budget = self.budget  # this thread's counter, updated inline: the hot path
+        if budget.poller + budget.loop + size > budget.quota:
+            self._finish(call, RESOURCE_EXHAUSTED, budget.refusal(size), closing=True)
+            return
+        budget.poller += size
         try:
             answer = handler(message)
         except Exception as error:
+            budget.poller -= size
             self._finish(call, *_status_of(error, handler), closing=True)
             return
         if type(answer) is bytes:
+            budget.poller -= size
             self._reply(call, answer, closing=True)
-        else:
-            self._loop.call_soon_threadsafe(self._start_deferred, call, answer)
+        else:  # the deferred work holds the message until it ends, on the loop
+            self._loop.call_soon_threadsafe(self._start_deferred, call, answer, size)
 
     def _cancel_if_cancelled(self, task: asyncio.Task, event) -> None:
         if not event.success or event.batch_operations[0].cancelled():
@@ -271,13 +287,17 @@ class CoreServer:
 
     # -- on the event loop --------------------------------------------------------------------
 
-    def _watch(self, call, coroutine) -> None:
+    def _watch(self, call, coroutine) -> asyncio.Task:
         task = self._loop.create_task(coroutine)
         close = (cygrpc.ReceiveCloseOnServerOperation(_NO_FLAGS),)
         call.start_server_batch(close, partial(self._cancel_if_cancelled, task))
+        return task
 
-    def _start_deferred(self, call, deferred: Deferred) -> None:
-        self._watch(call, self._run_deferred(call, deferred))
+    def _start_deferred(self, call, deferred: Deferred, size: int) -> None:
+        task = self._watch(call, self._run_deferred(call, deferred))
+        # A done callback, not a ``finally``: it runs even if the task is cancelled before
+        # its first step. By then the task's frame, which held the message, is gone.
+        task.add_done_callback(partial(_give_back_on_loop, self.budget, size))
 
     async def _run_deferred(self, call, deferred: Deferred) -> None:
         try:
@@ -288,8 +308,12 @@ class CoreServer:
             self._reply(call, answer, closing=False)
 
     def _start_stream(self, call, handler: StreamHandler) -> None:
-        stream = _Stream(call, self._loop, self.note_large_message)
+        stream = _Stream(call, self._loop, self.note_large_message, self.budget)
         self._watch(call, stream.run(handler, self._finish))
+
+
+def _give_back_on_loop(budget: MemoryBudget, size: int, _task: asyncio.Task) -> None:
+    budget.give_back_on_loop(size)
 
 
 class _ClientGone(Exception):
@@ -308,23 +332,44 @@ def _status_of(error: BaseException, handler: object) -> tuple[int, str]:
 
 
 class _Stream:
-    """One streaming call on the loop: receives as an async iterator, sends one at a time."""
+    """One streaming call on the loop: receives as an async iterator, sends one at a time.
 
-    __slots__ = ("_call", "_loop", "_metadata_sent", "_note_large")
+    A received message counts against the budget until the handler asks for the next one
+    (a model stream answers each message before that; a graph stream hands it to the graph)
+    or the stream ends. One that does not fit ends the stream with RESOURCE_EXHAUSTED,
+    whatever the handler makes of the error raised in its iterator."""
 
-    def __init__(self, call, loop: asyncio.AbstractEventLoop, note_large: Callable[[], None]):
+    __slots__ = ("_budget", "_call", "_loop", "_metadata_sent", "_note_large", "_refused")
+
+    def __init__(
+        self,
+        call,
+        loop: asyncio.AbstractEventLoop,
+        note_large: Callable[[], None],
+        budget: MemoryBudget,
+    ):
         self._call = call
         self._loop = loop
         self._metadata_sent = False
         self._note_large = note_large
+        self._budget = budget
+        self._refused: tuple[int, str] | None = None
 
     async def run(self, handler: StreamHandler, finish) -> None:
         code, details = OK, ""
+        messages = self._messages()
         try:
-            async for response in handler(self._messages(), _CONTEXT):
+            async for response in handler(messages, _CONTEXT):
                 await self._send(response)
         except (Exception, asyncio.CancelledError) as error:
             code, details = _status_of(error, handler)
+        finally:
+            # Gives back the budget of a message still held; a handler that reads in a task
+            # of its own may still be inside the iterator, which then ends with that task.
+            with contextlib.suppress(RuntimeError):
+                await messages.aclose()
+        if self._refused is not None:
+            code, details = self._refused
         finish(self._call, code, details, closing=False, metadata_sent=self._metadata_sent)
 
     async def _messages(self) -> AsyncIterator[bytes]:
@@ -335,9 +380,18 @@ class _Stream:
             message = await future
             if message is None:
                 return
-            if len(message) >= LARGE_MESSAGE:
+            size = len(message)
+            if size >= LARGE_MESSAGE:
                 self._note_large()
-            yield message
+            if not self._budget.take_on_loop(size):
+                message = None  # dropped now, not kept alive by the error's traceback
+                self._refused = (RESOURCE_EXHAUSTED, self._budget.refusal(size))
+                raise AbortCall(*self._refused)
+            try:
+                yield message
+            finally:
+                message = None
+                self._budget.give_back_on_loop(size)
 
     async def _send(self, message: bytes) -> None:
         operations = [cygrpc.SendMessageOperation(message, _NO_FLAGS)]

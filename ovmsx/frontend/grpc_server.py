@@ -102,8 +102,10 @@ def create_server(
     health: HealthService | None = None,
 ) -> tuple[CoreServer, int]:
     """A server bound on every address; returns it and the bound port (useful with port 0)."""
-    ours = dict(SERVER_OPTIONS) | {"grpc.so_reuseport": int(reuse_port)}
-    options = [*ours.items(), *channel_arguments]
+    # One entry per key: gRPC keeps the first of duplicate arguments, so a list with ours first
+    # would silently ignore the user's. Port sharing stays ovmsx's to decide (--grpc_workers).
+    merged = dict(SERVER_OPTIONS) | dict(channel_arguments) | {"grpc.so_reuseport": int(reuse_port)}
+    options = list(merged.items())
     methods = served_methods(service, health)
     log.debug("gRPC methods: %s", ", ".join(sorted(methods)))
     server = CoreServer(methods, options, asyncio.get_running_loop())

@@ -10,6 +10,13 @@ listening socket itself, so that:
 - the processes of ``--grpc_workers N`` share the port with ``SO_REUSEPORT``, as they share
   gRPC's.
 
+Limits: a request's head is bounded (rest_head_limit.py, 431 past 64 KiB); its body counts
+against the memory budget shared with gRPC (memory_budget.py, ``--grpc_memory_quota``) from
+the moment it is being read until it is answered. A body that can never fit (over the quota,
+or over 1 GiB) gets 413 and the connection is closed; one that does not fit now, beside the
+requests in flight, gets 503 (the same request can succeed a moment later). Both are answered
+before the body is read. There is no cap on connections: see docs/security.md.
+
 Stopping drains: the listener closes, idle keep-alive connections close, and requests in
 flight finish (up to the grace period).
 """
@@ -23,61 +30,91 @@ import socket
 import orjson
 import uvicorn
 
+from ovmsx.frontend.memory_budget import MemoryBudget
 from ovmsx.frontend.rest_app import RestApp
+from ovmsx.frontend.rest_head_limit import BoundedHeadProtocol
 from ovmsx.frontend.rest_response import RestResponse
 
 log = logging.getLogger("ovmsx.server")
 
 HEADER_LENGTH = b"inference-header-content-length"
 CONTENT_LENGTH = b"content-length"
-# The largest body taken, as gRPC's 1 GiB receive limit: a larger one is refused before it is
-# read (or as soon as a chunked one passes it), so no client can make the server buffer more.
+# The largest body taken, as gRPC's 1 GiB receive limit (or the memory quota, if smaller): a
+# larger one is refused before it is read (or as soon as a chunked one passes it), so no client
+# can make the server buffer more.
 MAX_BODY_BYTES = 1 << 30
 BACKLOG = 2048
 # An idle keep-alive connection is closed after this long (clients reconnect on their own).
 KEEP_ALIVE_SECONDS = 60
 
 
-def asgi_application(app: RestApp):
+def asgi_application(app: RestApp, budget: MemoryBudget | None = None):
     """The ASGI function handing each HTTP request to ``app``: method, raw path (still
     percent-encoded, so that an encoded "/" in a model name stays in the name), the
-    ``Inference-Header-Content-Length`` header and the whole body."""
+    ``Inference-Header-Content-Length`` header and the whole body. Bodies count against
+    ``budget`` (a budget of its own if None) while they are read and answered."""
+    budget = MemoryBudget() if budget is None else budget
+    limit = min(MAX_BODY_BYTES, budget.quota)
+    too_large = RestResponse(
+        413, orjson.dumps({"error": f"Request body larger than {limit} bytes"})
+    )
 
     async def application(scope, receive, send) -> None:
         if scope["type"] != "http":
             return
         header = None
+        declared = 0
         for key, value in scope["headers"]:
             if key == HEADER_LENGTH:
                 header = value.decode("latin-1")
-            elif key == CONTENT_LENGTH and value.isdigit() and int(value) > MAX_BODY_BYTES:
-                await _send(send, _TOO_LARGE, close=True)
-                return
-        message = await receive()
-        body = message.get("body", b"")
-        if message.get("more_body", False):
-            chunks, size = [body], len(body)
-            while message.get("more_body", False):
-                message = await receive()
-                chunks.append(message.get("body", b""))
-                size += len(chunks[-1])
-                if size > MAX_BODY_BYTES:  # chunked, without a length to refuse it by
-                    del chunks
-                    await _send(send, _TOO_LARGE, close=True)
+            elif key == CONTENT_LENGTH and value.isdigit():
+                declared = int(value)
+                if declared > limit:
+                    await _send(send, too_large, close=True)
                     return
-            body = b"".join(chunks)
-        if message["type"] == "http.disconnect":  # the client left before sending it all
+        if declared and not budget.take_on_loop(declared):
+            # The connection stays open: uvicorn reads the unread body and drops it, so the
+            # client, which may be sending it still, reads the answer.
+            await _send(send, _refused(budget, declared))
             return
-        path = scope["raw_path"].decode("latin-1")
-        response = await app.handle(scope["method"], path, header, body)
-        await _send(send, response)
+        held = declared
+        try:
+            message = await receive()
+            body = message.get("body", b"")
+            if message.get("more_body", False):
+                chunks, size = [body], len(body)
+                while message.get("more_body", False):
+                    message = await receive()
+                    chunks.append(message.get("body", b""))
+                    size += len(chunks[-1])
+                    if size > held:  # chunked, without a length to refuse it by
+                        refusal = None
+                        if size > limit:
+                            refusal = too_large
+                        elif not budget.take_on_loop(size - held):
+                            refusal = _refused(budget, size)
+                        if refusal is not None:
+                            del chunks
+                            await _send(send, refusal, close=refusal is too_large)
+                            return
+                        held = size
+                body = b"".join(chunks)
+                del chunks
+            if message["type"] == "http.disconnect":  # the client left before sending it all
+                return
+            path = scope["raw_path"].decode("latin-1")
+            response = await app.handle(scope["method"], path, header, body)
+            del body, message
+            await _send(send, response)
+        finally:
+            budget.give_back_on_loop(held)
 
     return application
 
 
-_TOO_LARGE = RestResponse(
-    413, orjson.dumps({"error": f"Request body larger than {MAX_BODY_BYTES} bytes"})
-)
+def _refused(budget: MemoryBudget, size: int) -> RestResponse:
+    """503: the body would fit the quota, but not beside the requests in flight now."""
+    return RestResponse(503, orjson.dumps({"error": budget.refusal(size)}))
 
 
 async def _send(send, response: RestResponse, close: bool = False) -> None:
@@ -124,12 +161,19 @@ def listening_socket(address: str, port: int, reuse_port: bool) -> socket.socket
 class RestServer:
     """uvicorn serving ``app`` on a socket of ovmsx's own, on the running event loop."""
 
-    def __init__(self, app: RestApp, address: str, port: int, reuse_port: bool = False) -> None:
+    def __init__(
+        self,
+        app: RestApp,
+        address: str,
+        port: int,
+        reuse_port: bool = False,
+        budget: MemoryBudget | None = None,
+    ) -> None:
         self._socket = listening_socket(address, port, reuse_port)
         self.port: int = self._socket.getsockname()[1]
         config = uvicorn.Config(
-            asgi_application(app),
-            http="httptools",
+            asgi_application(app, budget),
+            http=BoundedHeadProtocol,  # httptools, with a bound on request heads
             ws="none",
             lifespan="off",
             log_config=None,  # ovmsx's logging stays as ovmsx set it

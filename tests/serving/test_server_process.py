@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
-import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grpc
@@ -16,6 +14,7 @@ import serving_models as sm
 import tritonclient.grpc as grpcclient
 from kserve_requests import assert_status, rpc_error
 from serving_process import ServerProcess, free_port, run_to_exit, write_config
+from tritonclient.utils import InferenceServerException
 
 F32 = {"INFERENCE_PRECISION_HINT": "f32"}
 VERSION_MISSING = "Model with requested version is not found"
@@ -185,45 +184,28 @@ def test_single_model_mode(tmp_path: Path) -> None:
     assert code == 0, server.log()
 
 
-# -- stopping -----------------------------------------------------------------------------
-
-IN_FLIGHT = 4
-ROWS = 8192  # with 32 layers, about two seconds of inference each: ample margin for the signal
+# -- flags ------------------------------------------------------------------------------
+# (SIGTERM with requests in flight: tests/faults/test_sigterm_in_flight.py.)
 
 
-def test_sigterm_lets_in_flight_requests_finish(tmp_path: Path) -> None:
-    sm.save(sm.slow(layers=32), tmp_path / "slow")
-    model = ["--model_name", "slow", "--model_path", str(tmp_path / "slow")]
-    server = ServerProcess([*model, "--plugin_config", json.dumps(F32)], tmp_path)
-    server.wait_ready()
-    inputs = [np.full((ROWS, 512), i, np.float32) for i in range(IN_FLIGHT)]
-    finished: list[float] = []
-
-    def infer(x: np.ndarray) -> np.ndarray:
-        with grpcclient.InferenceServerClient(server.url) as client:
-            tensor = grpcclient.InferInput("input", list(x.shape), "FP32").set_data_from_numpy(x)
-            result = client.infer(
-                "slow", [tensor], outputs=[grpcclient.InferRequestedOutput("output")]
-            )
-        finished.append(time.monotonic())
-        return result.as_numpy("output")
-
+def test_channel_arguments_override_the_servers_own(tmp_path: Path) -> None:
+    """--grpc_channel_arguments wins over ovmsx's defaults for the same key (gRPC keeps the
+    first of duplicate arguments, so the order in which they reach it matters)."""
+    sm.save(sm.add_constant([1, -1], 1), tmp_path / "model")
+    model = ["--model_name", "add", "--model_path", str(tmp_path / "model")]
+    limit = ["--grpc_channel_arguments", "grpc.max_receive_message_length=4096"]
+    server = ServerProcess([*model, *limit, "--plugin_config", json.dumps(F32)], tmp_path)
     try:
-        with ThreadPoolExecutor(IN_FLIGHT) as pool:
-            futures = [pool.submit(infer, x) for x in inputs]
-            # Signal only once the server is busy inferring: the requests have arrived.
-            idle_cpu = server.cpu_seconds()
-            deadline = time.monotonic() + 20
-            while server.cpu_seconds() - idle_cpu < 0.5 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            signalled = time.monotonic()
-            server.process.send_signal(signal.SIGTERM)
-            answers = [f.result(timeout=60) for f in futures]
-        code = server.process.wait(timeout=60)
+        server.wait_ready()
+        with grpcclient.InferenceServerClient(server.url) as client:
+            small = grpcclient.InferInput("input", [1, 10], "FP32").set_data_from_numpy(X)
+            np.testing.assert_array_equal(client.infer("add", [small]).as_numpy("output"), X + 1)
+            big = np.zeros((1, 2048), np.float32)  # 8 KiB of data
+            tensor = grpcclient.InferInput("input", [1, 2048], "FP32").set_data_from_numpy(big)
+            with pytest.raises(InferenceServerException) as refused:
+                client.infer("add", [tensor])
+            assert refused.value.status() == "StatusCode.RESOURCE_EXHAUSTED"
+            assert "4096" in refused.value.message()
     finally:
-        server.kill()
+        code = server.stop()
     assert code == 0, server.log()
-    for x, answer in zip(inputs, answers, strict=True):
-        np.testing.assert_array_equal(answer, x)
-    # Seconds of work, half a CPU-second of it done at the signal: several were still running.
-    assert sum(t > signalled for t in finished) >= 2
