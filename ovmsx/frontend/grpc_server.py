@@ -26,6 +26,7 @@ from ovmsx.frontend.grpc_health import HealthService
 from ovmsx.frontend.grpc_reflection import SERVICES as REFLECTION_SERVICES
 from ovmsx.frontend.grpc_reflection import reflection_methods
 from ovmsx.frontend.grpc_status import grpc_code, status_message
+from ovmsx.frontend.kserve_decode_errors import explain
 from ovmsx.frontend.kserve_service import SERVICE, KServeService
 from ovmsx.status import StatusError
 
@@ -48,8 +49,9 @@ def _messages(handler: Callable[..., Awaitable], request_type) -> Method:
         try:
             request = request_type.FromString(message)
         except DecodeError as error:
+            failure = explain(message, request_type.DESCRIPTOR) or str(error)
             raise AbortCall(
-                INVALID_ARGUMENT, f"request is not a valid {request_type.__name__}: {error}"
+                INVALID_ARGUMENT, f"request is not a valid {request_type.__name__}: {failure}"
             ) from None
         response = await handler(request, context)
         return response.SerializeToString()

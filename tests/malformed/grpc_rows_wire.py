@@ -233,8 +233,8 @@ WIRE_ROWS: list[GrpcRow] = [
         "add_one",
         b"\xff" * 16,
         INVALID,
-        "request is not a valid ModelMetadataRequest: Error parsing message with type "
-        "'inference.ModelMetadataRequest'",
+        "request is not a valid ModelMetadataRequest: malformed message at byte 10: "
+        "varint longer than 10 bytes",
         method="ModelMetadata",
     ),
     GrpcRow(
@@ -242,8 +242,17 @@ WIRE_ROWS: list[GrpcRow] = [
         "add_one",
         b"\xff" * 16,
         INVALID,
-        "request is not a valid ModelReadyRequest: Error parsing message with type "
-        "'inference.ModelReadyRequest'",
+        "request is not a valid ModelReadyRequest: malformed message at byte 10: "
+        "varint longer than 10 bytes",
+        method="ModelReady",
+    ),
+    GrpcRow(
+        "ready-name-not-utf8",
+        "add_one",
+        length_delimited(1, b"\xff\xfe"),
+        INVALID,
+        "request is not a valid ModelReadyRequest: malformed message at byte 2: "
+        "ModelReadyRequest.name is not valid UTF-8",
         method="ModelReady",
     ),
     GrpcRow(
