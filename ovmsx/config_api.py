@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from ovmsx.config.config_source import ConfigRead, file_md5, read_config
 from ovmsx.config.servables import Servables
 from ovmsx.servables.config_status import status_json
-from ovmsx.status import StatusCode, StatusError, status_error
+from ovmsx.status import StatusCode, StatusError, render, status_error
 
 if TYPE_CHECKING:
     from ovmsx.config.cli_options import ServerOptions
@@ -212,4 +212,11 @@ class ConfigService:
 def _read_error(read: ConfigRead) -> StatusError:
     error = read.error
     assert error is not None
-    return status_error(error.status or StatusCode.FILE_INVALID, str(error))
+    code = error.status or StatusCode.FILE_INVALID
+    details = str(error)
+    if read.not_json:
+        # A JSON syntax error's text already quotes OVMS's words ("config.json: line 2 column 1:
+        # The file is not valid json - Expecting value"), as the start-up message shows it; the
+        # status puts them first, so they are not said twice.
+        details = details.replace(f"{render(code)} - ", "", 1)
+    return status_error(code, details)

@@ -127,7 +127,10 @@ def test_unchanged_missing_and_broken_files(world: World) -> None:
         assert code == 412
         error = json.loads(body)
         assert error["error"] == "Reloading config file failed. Check server logs for more info."
-        assert "The file is not valid json" in error["details"]
+        # OVMS's words once, then where and what: "<path>: line 1 column 24: Expecting value".
+        assert error["details"].startswith("The file is not valid json - ")
+        assert error["details"].count("The file is not valid json") == 1
+        assert ": line 1 column 24: " in error["details"]
         np.testing.assert_array_equal(server.infer("add"), X + 1)  # the old config serves on
 
         world.config.write_text('{"model_config_list": [], "unknown_key": 1}')  # not a config
