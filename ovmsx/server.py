@@ -84,11 +84,11 @@ async def _start_server(
             options.grpc_channel_arguments,
             reuse_port=reuse_port,
             health=health,
+            budget=budget,
         )
     except RuntimeError as error:  # grpc's "Failed to bind to address ..."
         log.error("%s", error)
         return None
-    server.budget = budget
     await server.start()
     log.info("Started gRPC server on port %d", port)
     return server

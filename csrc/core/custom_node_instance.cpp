@@ -13,12 +13,17 @@ namespace ovmsx {
 namespace {
 
 // Node authors cast input data to the element type (const float*), which is only defined on
-// aligned memory; a request's raw contents can sit at any offset of the received message, so
-// such inputs are handed over as an aligned copy. new[] aligns as malloc does.
-constexpr std::size_t kInputAlignment = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+// memory aligned to the element's size; a request's raw contents can sit at any offset of the
+// received message, so such inputs are handed over as an aligned copy (new[] aligns as malloc
+// does). UINT8 needs no copy; an UNSPECIFIED input may be read as anything, so it is held to
+// new[]'s alignment.
+std::size_t required_alignment(CustomNodeTensorPrecision precision) {
+  const auto element = element_of_precision(precision);
+  return element ? element->itemsize : __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+}
 
-bool is_aligned(const std::uint8_t* data) noexcept {
-  return reinterpret_cast<std::uintptr_t>(data) % kInputAlignment == 0;
+bool is_aligned(const std::uint8_t* data, std::size_t alignment) noexcept {
+  return reinterpret_cast<std::uintptr_t>(data) % alignment == 0;
 }
 
 // The CustomNodeTensor[] a library reads its inputs from, pointing into the Tensors' memory
@@ -51,14 +56,15 @@ class InputViews {
       }
       // The ABI's data is non-const uint8_t*, but a library must not write to inputs
       // (custom node guide: other nodes may read the same buffer).
+      const CustomNodeTensorPrecision precision = precision_of_datatype(input->datatype());
       const std::uint8_t* data = input->data();
-      if (!is_aligned(data)) {
+      if (!is_aligned(data, required_alignment(precision))) {
         copies_.push_back(allocate_bytes(input->size(), false));
         std::memcpy(copies_.back().get(), data, input->size());
         data = copies_.back().get();
       }
       views_.push_back({input->name().c_str(), const_cast<std::uint8_t*>(data), input->size(), dims,
-                        input->shape().size(), precision_of_datatype(input->datatype())});
+                        input->shape().size(), precision});
     }
   }
 

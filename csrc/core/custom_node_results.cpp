@@ -104,14 +104,18 @@ std::shared_ptr<Tensor> convert_output(const std::shared_ptr<const CustomNodeSta
                       output.dataBytes, std::move(owner));
 }
 
-TensorInfo convert_info(const CustomNodeTensorInfo& entry, const char* function) {
+// Every refusal names the function and the library, as the checks before the entries do.
+TensorInfo convert_info(const CustomNodeTensorInfo& entry, const char* function,
+                        const std::string& path) {
+  const auto refuse = [&](const std::string& what) {
+    return StatusError(StatusCode::NODE_LIBRARY_METADATA_FAILED,
+                       std::string(function) + " returned " + what + "; library: " + path);
+  };
   if (!valid_utf8(entry.name)) {  // (it becomes a Python str)
-    throw StatusError(StatusCode::NODE_LIBRARY_METADATA_FAILED,
-                      std::string(function) + " returned a name that is not UTF-8");
+    throw refuse("a name that is not UTF-8");
   }
   if (entry.dims == nullptr && entry.dimsCount > 0) {
-    throw StatusError(StatusCode::NODE_LIBRARY_METADATA_FAILED,
-                      std::string(function) + " returned NULL dims for " + entry.name);
+    throw refuse(std::string("NULL dims for ") + entry.name);
   }
   TensorInfo info{entry.name, "", {}};
   if (const auto element = element_of_precision(entry.precision)) {
@@ -120,9 +124,7 @@ TensorInfo convert_info(const CustomNodeTensorInfo& entry, const char* function)
   info.shape.reserve(entry.dimsCount);
   for (std::uint64_t i = 0; i < entry.dimsCount; ++i) {
     if (entry.dims[i] > kMaxDim) {
-      throw StatusError(StatusCode::NODE_LIBRARY_METADATA_FAILED,
-                        std::string(function) + " returned dims " +
-                            dims_to_string(entry.dims, entry.dimsCount) + " for " + entry.name);
+      throw refuse("dims " + dims_to_string(entry.dims, entry.dimsCount) + " for " + entry.name);
     }
     // COMPAT §1.3: a dim of 0 means "any size", which KServe metadata shows as -1.
     info.shape.push_back(entry.dims[i] == 0 ? -1 : static_cast<std::int64_t>(entry.dims[i]));
@@ -158,7 +160,7 @@ std::vector<TensorInfo> take_tensor_infos(const CustomNodeState& state, const ch
       continue;  // OVMS skips unnamed entries; after an error only releasing is left to do
     }
     try {
-      infos.push_back(convert_info(info[i], function));
+      infos.push_back(convert_info(info[i], function, path));
     } catch (...) {
       first_error = std::current_exception();
     }

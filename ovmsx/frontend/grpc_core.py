@@ -112,11 +112,11 @@ class CoreServer:
         methods: Mapping[str, Method],
         options: Iterable[tuple[str, int | str]],
         loop: asyncio.AbstractEventLoop,
+        budget: MemoryBudget | None = None,
     ) -> None:
         self._methods = {path.encode(): method for path, method in methods.items()}
-        # Request bytes in flight; the server replaces it, before start, with the one it
-        # shares with REST.
-        self.budget = MemoryBudget()
+        # Request bytes in flight (the server shares one budget with REST).
+        self.budget = budget if budget is not None else MemoryBudget()
         self._loop = loop
         self._queue = cygrpc.CompletionQueue()
         self._server = cygrpc.Server(tuple(options), False)

@@ -28,6 +28,7 @@ from ovmsx.frontend.grpc_reflection import reflection_methods
 from ovmsx.frontend.grpc_status import grpc_code, status_message
 from ovmsx.frontend.kserve_decode_errors import explain
 from ovmsx.frontend.kserve_service import SERVICE, KServeService
+from ovmsx.frontend.memory_budget import MemoryBudget
 from ovmsx.status import StatusError
 
 log = logging.getLogger("ovmsx.frontend")
@@ -102,6 +103,7 @@ def create_server(
     channel_arguments: Sequence[tuple[str, int | str]] = (),
     reuse_port: bool = False,
     health: HealthService | None = None,
+    budget: MemoryBudget | None = None,
 ) -> tuple[CoreServer, int]:
     """A server bound on every address; returns it and the bound port (useful with port 0)."""
     # One entry per key: gRPC keeps the first of duplicate arguments, so a list with ours first
@@ -110,7 +112,7 @@ def create_server(
     options = list(merged.items())
     methods = served_methods(service, health)
     log.debug("gRPC methods: %s", ", ".join(sorted(methods)))
-    server = CoreServer(methods, options, asyncio.get_running_loop())
+    server = CoreServer(methods, options, asyncio.get_running_loop(), budget)
     bound = 0
     for address in addresses:
         host = f"[{address}]" if ":" in address else address

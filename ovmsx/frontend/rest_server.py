@@ -55,9 +55,7 @@ def asgi_application(app: RestApp, budget: MemoryBudget | None = None):
     ``budget`` (a budget of its own if None) while they are read and answered."""
     budget = MemoryBudget() if budget is None else budget
     limit = min(MAX_BODY_BYTES, budget.quota)
-    too_large = RestResponse(
-        413, orjson.dumps({"error": f"Request body larger than {limit} bytes"})
-    )
+    too_large = _too_large(limit)
 
     async def application(scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -69,47 +67,68 @@ def asgi_application(app: RestApp, budget: MemoryBudget | None = None):
                 header = value.decode("latin-1")
             elif key == CONTENT_LENGTH and value.isdigit():
                 declared = int(value)
-                if declared > limit:
-                    await _send(send, too_large, close=True)
-                    return
+        if declared > limit:
+            await _send(send, too_large, close=True)
+            return
         if declared and not budget.take_on_loop(declared):
             # The connection stays open: uvicorn reads the unread body and drops it, so the
             # client, which may be sending it still, reads the answer.
             await _send(send, _refused(budget, declared))
             return
-        held = declared
+        body = _CountedBody(budget, limit, declared)
         try:
-            message = await receive()
-            body = message.get("body", b"")
-            if message.get("more_body", False):
-                chunks, size = [body], len(body)
-                while message.get("more_body", False):
-                    message = await receive()
-                    chunks.append(message.get("body", b""))
-                    size += len(chunks[-1])
-                    if size > held:  # chunked, without a length to refuse it by
-                        refusal = None
-                        if size > limit:
-                            refusal = too_large
-                        elif not budget.take_on_loop(size - held):
-                            refusal = _refused(budget, size)
-                        if refusal is not None:
-                            del chunks
-                            await _send(send, refusal, close=refusal is too_large)
-                            return
-                        held = size
-                body = b"".join(chunks)
-                del chunks
-            if message["type"] == "http.disconnect":  # the client left before sending it all
+            data = await body.read(receive)
+            if data is None:  # the client left before sending it all
+                return
+            if isinstance(data, RestResponse):
+                await _send(send, data, close=data.status == 413)
                 return
             path = scope["raw_path"].decode("latin-1")
-            response = await app.handle(scope["method"], path, header, body)
-            del body, message
+            response = await app.handle(scope["method"], path, header, data)
+            del data
             await _send(send, response)
         finally:
-            budget.give_back_on_loop(held)
+            budget.give_back_on_loop(body.held)
 
     return application
+
+
+class _CountedBody:
+    """A request body being read, its bytes counted against ``budget`` as they arrive: the
+    declared length up front, a chunked body (which has none) as it grows."""
+
+    __slots__ = ("budget", "held", "limit")
+
+    def __init__(self, budget: MemoryBudget, limit: int, declared: int) -> None:
+        self.budget = budget
+        self.limit = limit
+        self.held = declared
+        """Bytes counted against the budget, to give back once the request is answered."""
+
+    async def read(self, receive) -> bytes | RestResponse | None:
+        """The whole body; a refusal (413, 503) once a chunked body outgrows what fits; None
+        if the client left before sending it all."""
+        message = await receive()
+        chunks = [message.get("body", b"")]
+        size = len(chunks[0])
+        while message.get("more_body", False):
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.held:
+                if size > self.limit:
+                    return _too_large(self.limit)
+                if not self.budget.take_on_loop(size - self.held):
+                    return _refused(self.budget, size)
+                self.held = size
+        if message["type"] == "http.disconnect":
+            return None
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _too_large(limit: int) -> RestResponse:
+    """413: the body can never be taken; the connection is closed after it."""
+    return RestResponse(413, orjson.dumps({"error": f"Request body larger than {limit} bytes"}))
 
 
 def _refused(budget: MemoryBudget, size: int) -> RestResponse:

@@ -172,18 +172,13 @@ class UnaryRunner:
                 first = await one_pass.run_async(side_packets, inputs, timestamp)
                 return _complete(plan, first)
             return await run_unary_async(plan, side_packets, inputs, timestamp)
-        what = _describe(plan)
         if one_pass is not None:
             return await call_in_worker(
-                workers, lambda: self.run_now(side_packets, inputs, timestamp), what
+                workers, lambda: self.run_now(side_packets, inputs, timestamp), plan
             )
         return await call_in_worker(
-            workers, lambda: run_unary(plan, side_packets, inputs, timestamp), what
+            workers, lambda: run_unary(plan, side_packets, inputs, timestamp), plan
         )
-
-
-def _describe(plan: GraphPlan) -> str:
-    return f"a graph request of nodes {_labels(plan)}"
 
 
 def _labels(plan: GraphPlan) -> str:
@@ -191,11 +186,12 @@ def _labels(plan: GraphPlan) -> str:
 
 
 async def call_in_worker(
-    pool: WorkerPool, function: Callable[[], object], what: str = "a graph job"
+    pool: WorkerPool, function: Callable[[], object], plan: GraphPlan
 ) -> object:
     """``function()`` on a worker thread; its result or exception comes back to the caller.
     A caller that gives up (cancelled: deadline, client gone) before the job has ended leaves
-    the thread to it and the pool a new one (``WorkerPool.abandon``)."""
+    the thread to it and the pool a new one (``WorkerPool.abandon``); the log names ``plan``'s
+    nodes."""
     loop = asyncio.get_running_loop()
     future = loop.create_future()
     running = RunningJob()
@@ -215,7 +211,7 @@ async def call_in_worker(
     try:
         return await future
     except asyncio.CancelledError:
-        running.abandon(pool, what)
+        running.abandon(pool, f"a graph request of nodes {_labels(plan)}")
         raise
 
 

@@ -91,6 +91,36 @@ def test_inputs_are_views_with_their_precision(counted_node):
         assert row[3] == array.ctypes.data, f"{datatype} input was copied"
 
 
+def _at_offset(dtype: type, offset: int) -> np.ndarray:
+    """Four elements starting ``offset`` bytes into a buffer that numpy allocated aligned."""
+    buffer = np.zeros(64, np.uint8)
+    assert buffer.ctypes.data % 16 == 0
+    return np.frombuffer(buffer.data, dtype, count=4, offset=offset)
+
+
+def test_inputs_misaligned_for_their_element_type_are_handed_over_as_aligned_copies(counted_node):
+    # A request's raw contents sit at any offset of the received message; a node reading them
+    # as const float* needs them aligned to 4 (undefined behaviour otherwise).
+    misaligned = _at_offset(np.float32, 1)
+    misaligned[:] = [1, 2, 3, 4]
+    four_aligned = _at_offset(np.float32, 4)  # aligned for FP32, though not to 16
+    odd_bytes = _at_offset(np.uint8, 3)  # any address is aligned for UINT8
+    inputs = [Tensor(f"in{i}", a) for i, a in enumerate((misaligned, four_aligned, odd_bytes))]
+    rows, _ = describe(counted_node("node_describe"), inputs)
+    copied, kept, kept_bytes = (int(row[3]) for row in rows)
+    assert copied % 4 == 0
+    assert copied != misaligned.ctypes.data
+    assert kept == four_aligned.ctypes.data, "an FP32 input aligned to 4 was copied"
+    assert kept_bytes == odd_bytes.ctypes.data, "a UINT8 input was copied"
+    instance = CustomNodeLibrary.load(str(counted_node("node_add").path)).initialize(
+        {"add_value": "1"}
+    )
+    (output,) = instance.execute([Tensor("input_numbers", misaligned.reshape(1, 4))])
+    np.testing.assert_array_equal(np.asarray(output), [[2, 3, 4, 5]])  # the copy holds the data
+    del output
+    instance.close()
+
+
 def test_bytes_and_scalar_inputs(counted_node):
     strings = Tensor._from_raw("text", bytes_pack([b"ab", b"c"]), [2], "BYTES")
     scalar = Tensor("scalar", np.array(7, np.int32))

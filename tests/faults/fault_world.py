@@ -12,9 +12,7 @@ helpers that read a server's memory and metrics.
 from __future__ import annotations
 
 import json
-import re
 import textwrap
-import time
 from pathlib import Path
 
 import numpy as np
@@ -154,13 +152,6 @@ SLOW_SERVABLES = {
 INPUT_NAMES = {name: given for name, (given, _) in SLOW_SERVABLES.items()} | {"light": "input"}
 
 
-def rss_bytes(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as status:
-        found = re.search(r"^VmRSS:\s+(\d+) kB", status.read(), re.M)
-    assert found is not None
-    return int(found.group(1)) * 1024
-
-
 def metric(text: str, family: str, **labels: str) -> float:
     """The sum of ``family``'s samples whose labels include ``labels``."""
     total = 0.0
@@ -171,11 +162,3 @@ def metric(text: str, family: str, **labels: str) -> float:
         if all(f'{key}="{wanted}"' in head for key, wanted in labels.items()):
             total += float(value)
     return total
-
-
-def until(condition, what: str, timeout: float = 30.0) -> None:
-    """Poll ``condition`` until true; the timeout only stops a hung test, it asserts no timing."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"never: {what}"
-        time.sleep(0.05)

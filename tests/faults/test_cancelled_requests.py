@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 import tritonclient.grpc as grpcclient
 from rest_process import CRASH_SIGNS, RestProcess, rest_served
+from serving_process import rss_bytes, wait_until
 from tritonclient.utils import InferenceServerException
 
 DEADLINE_SECONDS = 0.03  # well inside every slow servable's work (fault_world.SLOW_LAYERS)
@@ -60,7 +61,7 @@ def nothing_running(server: RestProcess) -> None:
             fw.metric(text, "ovms_current_graphs") == 0
         )
 
-    fw.until(idle, "ovms_current_requests and ovms_current_graphs back to 0")
+    wait_until(idle, "ovms_current_requests and ovms_current_graphs back to 0")
 
 
 @pytest.mark.parametrize("name", list(fw.SLOW_SERVABLES))
@@ -165,13 +166,13 @@ def test_cancelled_requests_leave_no_memory_behind(server: RestProcess) -> None:
             client.infer("light", [fw.tensor("input", data)])
             rest_disconnect(server, "light", data)
         nothing_running(server)
-        warm = fw.rss_bytes(server.process.pid)
+        warm = rss_bytes(server.process.pid)
         for _ in range(CANCELLED_FOR_MEMORY // 2):
             with pytest.raises(InferenceServerException):
                 client.infer("light", [fw.tensor("input", data)], client_timeout=0.005)
             rest_disconnect(server, "light", data, wait=0.005)
     nothing_running(server)
     answers(server, "slow")
-    after = fw.rss_bytes(server.process.pid)
+    after = rss_bytes(server.process.pid)
     print(f"RSS warm {warm >> 20} MiB, after {CANCELLED_FOR_MEMORY} cancelled {after >> 20} MiB")
     assert after - warm < RSS_GROWTH_LIMIT, (warm >> 20, after >> 20)

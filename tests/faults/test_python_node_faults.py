@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import tritonclient.grpc as grpcclient
 from rest_process import RestProcess, rest_served
+from serving_process import wait_until
 from tritonclient.utils import InferenceServerException
 
 EXECUTION_FAILED = (
@@ -105,7 +106,7 @@ def test_blocked_node_in_a_stream_ends_at_the_deadline(server: RestProcess) -> N
             callback=lambda result, error, seen=errors: seen.append(error), stream_timeout=0.5
         )
         client.async_stream_infer("node_blocks", [fw.tensor("input", fw.X)])
-        fw.until(lambda seen=errors: seen, "the stream's deadline to end it")
+        wait_until(lambda seen=errors: seen, "the stream's deadline to end it")
         client.stop_stream()
         client.close()
         assert errors[0] is not None, errors

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,8 +18,7 @@ import numpy as np
 import pytest
 from reload_world import World, X
 from rest_process import RestProcess
-
-WAIT = 30.0
+from serving_process import wait_until
 
 
 def corrupt(folder: Path, how: str) -> None:
@@ -55,13 +53,6 @@ def states(server: RestProcess) -> dict[str, dict[str, tuple[str, str]]]:
         }
         for name, entry in reply.json().items()
     }
-
-
-def until(condition, server: RestProcess, what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        assert time.monotonic() < deadline, f"no {what}:\n{server.log()}"
-        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -100,9 +91,11 @@ def test_a_broken_new_version_is_reported_and_the_old_one_serves(
 ) -> None:
     server = serve(world, 1 if trigger == "poller" else 0)
     stopped.append(server)
-    version_2 = world.root / "models" / "multi" / "2"
-    shutil.copytree(world.root / "models" / "multi" / "1", version_2)
-    corrupt(version_2, how)
+    # Broken before it is renamed into place: the poller never sees an intact version 2.
+    staging = world.root / "version_2"
+    shutil.copytree(world.root / "models" / "multi" / "1", staging)
+    corrupt(staging, how)
+    staging.rename(world.root / "models" / "multi" / "2")
     if trigger == "api":
         reply = server.request("POST", "/v1/config/reload")
         assert reply.status == 500, reply
@@ -110,7 +103,11 @@ def test_a_broken_new_version_is_reported_and_the_old_one_serves(
         assert reply.json()["error"] == failed
         assert "models/multi/2" in reply.json()["details"], reply.json()
     else:
-        until(lambda: "2" in states(server).get("multi", {}), server, "version 2 seen")
+        # Seen, and its load over: LOADING with OK is a load still running.
+        def loaded_or_failed() -> bool:
+            return states(server).get("multi", {}).get("2") not in (None, ("LOADING", "OK"))
+
+        wait_until(loaded_or_failed, "version 2 seen and its load over", log=server.log)
     assert states(server)["multi"] == {"1": ("AVAILABLE", "OK"), "2": ("LOADING", "UNKNOWN")}
     ready = server.request("GET", "/v2/models/multi/versions/2/ready")
     assert ready.status == 404, ready

@@ -16,6 +16,7 @@ import numpy as np
 import tritonclient.grpc as grpcclient
 from graph_streams import Stream
 from rest_process import RestProcess, send
+from serving_process import wait_until
 from tritonclient.utils import InferenceServerException
 
 UNARY = ("slow", "slow_pipeline", "sleepy", "slow")
@@ -74,7 +75,7 @@ def test_in_flight_requests_finish_after_sigterm(tmp_path: Path) -> None:
             graphs = fw.metric(text, "ovms_current_graphs", name="sleepy")
             return arrived >= 3 and models >= 1 and graphs >= 1
 
-        fw.until(all_in_flight, "every request in flight")
+        wait_until(all_in_flight, "every request in flight")
         server.process.send_signal(signal.SIGTERM)
         for client in clients:
             client.join(60)

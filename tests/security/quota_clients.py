@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import json
 import socket
-import time
 from pathlib import Path
 
 import numpy as np
 import tritonclient.grpc as grpcclient
 from rest_process import Reply, send
+from serving_process import wait_until
 from tritonclient.utils import InferenceServerException
 
-WAIT_SECONDS = 30.0
 QUOTA = 1 << 20  # --grpc_memory_quota of the shared test server
 
 
@@ -101,12 +100,3 @@ class Hog:
 
     def close(self) -> None:
         self._socket.close()
-
-
-def wait_until(condition, what: str) -> None:
-    """Poll ``condition`` until it holds; fail after WAIT_SECONDS naming ``what``."""
-    deadline = time.monotonic() + WAIT_SECONDS
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"waited {WAIT_SECONDS} s for {what}")
-        time.sleep(0.01)

@@ -12,9 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import psutil
-from quota_clients import wait_until
 from rest_process import send
-from serving_process import free_port
+from serving_process import free_port, wait_until
 
 EVERY_INTERFACE = {"0.0.0.0", "::"}
 LOOPBACK = ["--grpc_bind_address", "127.0.0.1", "--rest_bind_address", "127.0.0.1"]

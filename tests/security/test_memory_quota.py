@@ -11,8 +11,9 @@ from pathlib import Path
 
 import psutil
 from graph_streams import Stream
-from quota_clients import QUOTA, Gate, Hog, grpc_copy, rest_copy, uint8_input, wait_until
+from quota_clients import QUOTA, Gate, Hog, grpc_copy, rest_copy, uint8_input
 from rest_process import RestProcess
+from serving_process import wait_until
 
 HELD = 600_000  # bytes a held request takes: two of them do not fit in QUOTA
 SMALL = 1_000

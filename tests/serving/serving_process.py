@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -118,3 +118,27 @@ def served(config: Path, workdir: Path) -> Iterator[ServerProcess]:
     finally:
         code = process.stop()
     assert code == 0, f"ovmsx exited with {code} on SIGTERM:\n{process.log()}"
+
+
+def wait_until(
+    condition: Callable[[], object],
+    what: str,
+    timeout: float = 30.0,
+    log: Callable[[], str] | None = None,
+) -> None:
+    """Poll ``condition`` until it holds. The timeout only stops a hung test (it asserts no
+    timing); the failure names ``what`` and, given ``log``, shows the server's log."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never: {what}" + (f"\n{log()}" if log else ""))
+        time.sleep(0.02)
+
+
+def rss_bytes(pid: int) -> int:
+    """A process's resident set size (``VmRSS`` of /proc/<pid>/status)."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError(f"no VmRSS in /proc/{pid}/status")

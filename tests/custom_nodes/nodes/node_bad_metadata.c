@@ -2,7 +2,8 @@
  *   "fail"  - return 3;
  *   "null"  - succeed but leave *info NULL;
  *   "count" - return a one-entry info array with infoCount = param `count` (default 0),
- *             which the server must still release. */
+ *             which the server must still release;
+ *   "latin1" - return one entry whose name is Latin-1, not UTF-8 ("caf\xe9"). */
 #define NODE_OWN_METADATA
 #include "counting.h"
 
@@ -18,11 +19,11 @@ static int metadata(struct CustomNodeTensorInfo** info, int* infoCount,
     return 0;
   }
   *info = (struct CustomNodeTensorInfo*)counted_malloc(sizeof(**info), manager);
-  (*info)->name = "input_numbers";
+  (*info)->name = strcmp(mode, "latin1") == 0 ? "caf\xe9" : "input_numbers";
   (*info)->dims = NULL;
   (*info)->dimsCount = 0;
   (*info)->precision = FP32;
-  *infoCount = int_param(params, paramsCount, "count", 0);
+  *infoCount = strcmp(mode, "latin1") == 0 ? 1 : int_param(params, paramsCount, "count", 0);
   return 0;
 }
 
