@@ -1,7 +1,8 @@
 """Transport benchmark: what ovmsx's own gRPC transport buys, next to grpc.aio.
 
-Three servers answer the same tiny `add_one` request ([1,10] FP32), one perf_analyzer
-connection each, at each concurrency, contenders alternating round by round:
+Three servers answer the same request (`--model add_one`, [1,10] FP32, by default; or
+`--model identity`, [1,3,224,224] FP32, 602 KB each way), one perf_analyzer connection each,
+at each concurrency, contenders alternating round by round:
 
 * ``echo (grpc.aio)``: bench/echo_server.py, the plain Python way to write a KServe server;
 * ``echo (ovmsx transport)``: the same echo on ovmsx/frontend/grpc_core.py, which polls
@@ -10,7 +11,7 @@ connection each, at each concurrency, contenders alternating round by round:
 
 The first two differ only in the transport; the last two in the model work around it.
 
-    python bench/bench_transport.py --perf-analyzer /path/to/perf_analyzer
+    python bench/bench_transport.py --perf-analyzer /path/to/perf_analyzer [--model identity]
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from bench_serving import ECHO_SERVER, check_answer, free_port, running, start_o
 from perf_analyzer_runner import run_perf_analyzer
 
 SECTION = "bench_transport"
+BUILDERS = {"add_one": bench_models.build_add_one, "identity": bench_models.build_identity}
 CONTENDERS = ("echo (grpc.aio)", "echo (ovmsx transport)", "ovmsx")
 
 
@@ -42,11 +44,11 @@ def _start(name: str, model: bench_models.BenchModel, config: Path, root: Path, 
 
 
 def main() -> None:
-    args = perf_bench.parse_arguments(__doc__, concurrency=[1, 4])
+    args = perf_bench.parse_arguments(__doc__, concurrency=[1, 4], extra=_model_argument)
     rates: dict[tuple[str, int], list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="bench_transport-") as tmp, ExitStack() as stack:
         root = Path(tmp)
-        model = bench_models.build_add_one(root)
+        model = BUILDERS[args.model](root)
         config = bench_models.write_config([model], root / "config.json")
         servers = {name: stack.enter_context(_start(name, model, config, root, args))
                    for name in CONTENDERS}  # fmt: skip
@@ -67,13 +69,20 @@ def main() -> None:
                     key = (name, result.concurrency)
                     rates.setdefault(key, []).append(result.throughput_infer_per_s)
                 print(f"round {round_number + 1} {name}: {results}", file=sys.stderr)
-    perf_bench.publish(_section(args, rates), SECTION, args)
+    perf_bench.publish(_section(args, rates), f"{SECTION}_{args.model}", args)
+
+
+def _model_argument(parser) -> None:
+    parser.add_argument("--model", choices=sorted(BUILDERS), default="add_one")
 
 
 def _section(args, rates) -> str:
-    lines = perf_bench.header("## The gRPC transport (`bench/bench_transport.py`)", args)
+    title = (
+        f"## The gRPC transport, `{args.model}` (`bench/bench_transport.py --model {args.model}`)"
+    )
+    lines = perf_bench.header(title, args)
     lines += [
-        "| concurrency | echo (grpc.aio) | echo (ovmsx transport) | ovmsx `add_one` | "
+        f"| concurrency | echo (grpc.aio) | echo (ovmsx transport) | ovmsx `{args.model}` | "
         "ovmsx / echo (grpc.aio) | ovmsx / echo (ovmsx transport) |",
         "|---|---|---|---|---|---|",
     ]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shlex
 import statistics
 import sys
@@ -116,6 +117,12 @@ def connection_split(port: int, pids: list[int]) -> str:
     return "/".join(map(str, sorted(counts, reverse=True)))
 
 
+def clients_cpu_seconds() -> float:
+    """CPU time of this script's finished children: the perf_analyzers of the runs so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def server_cpu_seconds(server: Server) -> float:
     """CPU time of the server's process and its workers (all threads)."""
     pids = [server.process.pid, *children(server.process.pid)]
@@ -127,6 +134,7 @@ class Measurements:
         self.args, self.model = args, model
         self.rates: dict[tuple[int, int], list[float]] = defaultdict(list)
         self.cpu_us: dict[tuple[int, int], list[float]] = defaultdict(list)
+        self.client_us: dict[tuple[int, int], list[float]] = defaultdict(list)
         self.busy: dict[tuple[int, int], list[float]] = defaultdict(list)
         self.splits: dict[tuple[int, int], list[str]] = defaultdict(list)
 
@@ -148,6 +156,7 @@ class Measurements:
             return result.throughput_infer_per_s
 
         cpu_before, wall_before = server_cpu_seconds(server), time.monotonic()
+        clients_before = clients_cpu_seconds()
         busy_before, total_before = machine_busy_ticks()
         with ThreadPoolExecutor(clients) as pool:
             rates = pool.map(one_client, range(clients))
@@ -157,10 +166,13 @@ class Measurements:
                 split = connection_split(port, children(server.process.pid))
                 self.splits[(workers, clients)].append(split)
             rate = sum(rates)
-        cpu_share = (server_cpu_seconds(server) - cpu_before) / (time.monotonic() - wall_before)
+        wall = time.monotonic() - wall_before
+        cpu_share = (server_cpu_seconds(server) - cpu_before) / wall
+        clients_share = (clients_cpu_seconds() - clients_before) / wall
         busy, total = machine_busy_ticks()
         self.rates[(workers, clients)].append(rate)
         self.cpu_us[(workers, clients)].append(1e6 * cpu_share / rate)
+        self.client_us[(workers, clients)].append(1e6 * clients_share / rate)
         self.busy[(workers, clients)].append(100 * (busy - busy_before) / (total - total_before))
 
     def median(self, table: dict, workers: int, clients: int) -> float | None:
@@ -172,28 +184,44 @@ def fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:,.0f}"
 
 
+def ratio(value: float | None, base: float | None) -> str:
+    return "—" if not value or not base else f"{value / base:.2f}"
+
+
 def percent(value: float | None) -> str:
     return "—" if value is None else f"{value:.0f} %"
 
 
 def section(args: argparse.Namespace, measured: Measurements) -> str:
-    base, *others = args.workers
-    head = "| Clients x concurrency | " + " | ".join(
-        f"`--grpc_workers {n}` infer/s" for n in args.workers
-    )
-    head += "".join(f" | {n} / {base}" for n in others)
-    head += " | " + " | ".join(f"server CPU µs/req, {n}" for n in args.workers)
-    head += " | " + " | ".join(f"machine busy, {n}" for n in args.workers) + " |"
-    rule = "|---" + "|---:" * (3 * len(args.workers) + len(others)) + "|"
-    lines = [head, rule]
+    base = args.workers[0]
+    cpus = os.cpu_count() or 1
+    lines = [
+        "| Clients x concurrency | `--grpc_workers` | infer/s | vs "
+        f"{base} | server CPU µs/req | clients' CPU µs/req | machine busy | the CPUs' "
+        f"ceiling, infer/s | ceiling vs {base} |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for clients in (1, args.clients):
-        rates = [measured.median(measured.rates, n, clients) for n in args.workers]
-        cpu = [measured.median(measured.cpu_us, n, clients) for n in args.workers]
-        busy = [measured.median(measured.busy, n, clients) for n in args.workers]
-        ratios = [f"{r / rates[0]:.2f}" if r and rates[0] else "—" for r in rates[1:]]
-        label = f"{clients} x {args.concurrency}"
-        cells = [label, *map(fmt, rates), *ratios, *map(fmt, cpu), *map(percent, busy)]
-        lines.append("| " + " | ".join(cells) + " |")
+        first = measured.median(measured.rates, base, clients)
+        for n in args.workers:
+            rate = measured.median(measured.rates, n, clients)
+            server = measured.median(measured.cpu_us, n, clients)
+            client = measured.median(measured.client_us, n, clients)
+            busy = measured.median(measured.busy, n, clients)
+            # Every request costs server + clients CPU time; the machine has `cpus` CPUs.
+            ceiling = cpus * 1e6 / (server + client) if server and client else None
+            cells = [
+                f"{clients} x {args.concurrency}",
+                str(n),
+                fmt(rate),
+                ratio(rate, first),
+                fmt(server),
+                fmt(client),
+                percent(busy),
+                fmt(ceiling),
+                ratio(ceiling, first),
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
     splits = [
         f"{n} workers, {clients} x {args.concurrency}: {', '.join(found)}"
         for (n, clients), found in sorted(measured.splits.items())
@@ -216,9 +244,13 @@ def section(args: argparse.Namespace, measured: Measurements) -> str:
             f"{args.measurement_ms} ms windows; median of {args.rounds} round(s), servers "
             "alternating.",
             "- *server CPU µs/req*: CPU time of the server's processes (supervisor and "
-            "workers, all threads, from /proc) during the run, per request answered. *machine "
-            "busy*: the share of all CPUs not idle during the run (/proc/stat), clients "
-            "included: near 100 %, the machine, not the server, bounds the figure.",
+            "workers, all threads, from /proc) during the run, per request answered. *clients' "
+            "CPU µs/req*: the same for the perf_analyzers (their rusage). *machine busy*: the "
+            "share of all CPUs not idle during the run (/proc/stat), clients included. *the "
+            f"CPUs' ceiling*: {cpus} CPUs divided by the CPU time a request costs server and "
+            "clients together, the most this machine could answer with every CPU busy. Its "
+            "ratio to one worker bounds what more workers can show here: the cheaper the "
+            "server's requests, the lower that bound, since the clients' share then dominates.",
             "- Connections held by each worker, one entry per run (from /proc/net/tcp and the "
             "workers' file descriptors; the kernel hashes each connection to a worker): "
             + "; ".join(splits)
