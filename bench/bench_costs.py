@@ -18,7 +18,6 @@ perf_analyzer process itself. Not part of CI, and imported by no test.
 
 from __future__ import annotations
 
-import csv
 import os
 import statistics
 import subprocess
@@ -38,7 +37,7 @@ from bench_workers import server_cpu_seconds
 from benchmark_app_runner import run_benchmark_app
 from peers import setup_peers
 from peers.contenders import Contender, row_contenders
-from perf_analyzer_runner import GRPC_METHOD, input_data_json
+from perf_analyzer_runner import input_data_json, parse_csv, perf_analyzer_command
 
 SECTION = "bench_costs"
 ROWS = ("add_one", "identity", "ocr_det")
@@ -59,30 +58,20 @@ class Cost:
 def measure(
     perf_analyzer: str, server: Server, contender: Contender, c: int, window_ms: int, tmp: Path
 ) -> Cost:
-    """perf_analyzer measures three windows of ``window_ms`` (a 100 % stability bar: the first
-    three agree); CPU is sampled over the middle one."""
+    """One perf_analyzer run of three ``window_ms`` windows; CPU is sampled over the middle one."""
     data = tmp / "input.json"
     data.write_text(input_data_json(contender.model, [contender.input], seed=1))
     out = tmp / "result.csv"
     out.unlink(missing_ok=True)
-    command = [
-        perf_analyzer,
-        *("-m", contender.model, "-u", server.url),
-        "--service-kind=dynamic_grpc",
-        f"--grpc-method={GRPC_METHOD}",
-        f"--input-data={data}",
-        f"--concurrency-range={c}:{c}",
-        f"--measurement-interval={window_ms}",
-        "--stability-percentage=100",
-        "--max-trials=3",
-        *("-f", str(out)),
-    ]
+    # A 100 % stability bar: the first three windows agree, so the run lasts three windows.
+    command = perf_analyzer_command(
+        perf_analyzer, server.url, contender.model, data, c, window_ms, out,
+        stability_percent=100, max_trials=3,
+    )  # fmt: skip
     client = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     time.sleep(1.5 * window_ms / 1000)  # start-up and the first window
-    server_before, client_before = (
-        server_cpu_seconds(server),
-        process_cpu_seconds(client.pid),
-    )
+    server_before = server_cpu_seconds(server)
+    client_before = process_cpu_seconds(client.pid)
     started = time.monotonic()
     time.sleep(window_ms / 1000)
     server_cpu = server_cpu_seconds(server) - server_before
@@ -91,7 +80,7 @@ def measure(
     _, errors = client.communicate()
     if client.returncode != 0 or not out.exists():
         raise SystemExit(f"perf_analyzer failed on {contender.column}: {errors.decode()[-2000:]}")
-    rate = float(next(csv.DictReader(out.open()))["Inferences/Second"])
+    rate = parse_csv(out)[0].throughput_infer_per_s
     answered = rate * wall
     return Cost(rate, 1e6 * server_cpu / answered, 1e6 * client_cpu / answered)
 
@@ -152,10 +141,9 @@ def main() -> None:
 
 def median_cost(found: list[Cost]) -> Cost:
     return Cost(
-        *(
-            statistics.median(getattr(c, f) for c in found)
-            for f in ("rate", "server_us", "client_us")
-        )
+        statistics.median(c.rate for c in found),
+        statistics.median(c.server_us for c in found),
+        statistics.median(c.client_us for c in found),
     )
 
 
@@ -181,9 +169,9 @@ def section(args, rows, plan, costs, inference) -> str:
         "",
         "- *server CPU*: CPU time of the server's process tree (all threads, from /proc) over "
         f"one {args.measurement_ms} ms window in the middle of the run, per request answered "
-        "in it; "
-        "*client CPU*: the same for the perf_analyzer process. *ceiling*: the CPUs divided by "
-        "the two costs together: the most requests/s this machine could answer at these costs.",
+        "in it; *client CPU*: the same for the perf_analyzer process. *ceiling*: the CPUs "
+        "divided by the two costs together: the most requests/s this machine could answer at "
+        "these costs.",
     ]
     if inference is not None:
         fps, cpu_ms = inference

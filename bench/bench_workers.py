@@ -35,7 +35,7 @@ import bench_models
 import perf_bench
 import perf_doc
 from bench_models import BenchModel
-from bench_serving import Server, check_answer, process_cpu_seconds, start_ovmsx
+from bench_serving import Server, check_answer, fmt_us, process_cpu_seconds, ratio, start_ovmsx
 from perf_analyzer_runner import run_perf_analyzer
 
 SECTION = "bench_workers"
@@ -180,14 +180,6 @@ class Measurements:
         return statistics.median(values) if values else None
 
 
-def fmt(value: float | None) -> str:
-    return "—" if value is None else f"{value:,.0f}"
-
-
-def ratio(value: float | None, base: float | None) -> str:
-    return "—" if not value or not base else f"{value / base:.2f}"
-
-
 def percent(value: float | None) -> str:
     return "—" if value is None else f"{value:.0f} %"
 
@@ -213,12 +205,12 @@ def section(args: argparse.Namespace, measured: Measurements) -> str:
             cells = [
                 f"{clients} x {args.concurrency}",
                 str(n),
-                fmt(rate),
+                fmt_us(rate),
                 ratio(rate, first),
-                fmt(server),
-                fmt(client),
+                fmt_us(server),
+                fmt_us(client),
                 percent(busy),
-                fmt(ceiling),
+                fmt_us(ceiling),
                 ratio(ceiling, first),
             ]
             lines.append("| " + " | ".join(cells) + " |")

@@ -62,6 +62,34 @@ def parse_csv(path: Path) -> list[Result]:
         ]
 
 
+def perf_analyzer_command(
+    binary: str,
+    url: str,
+    model: str,
+    data: Path,
+    concurrency: int,
+    measurement_ms: int,
+    out: Path,
+    *,
+    stability_percent: float,
+    max_trials: int,
+) -> list[str]:
+    """One synchronous ``dynamic_grpc`` run at ``concurrency``, sending ``data`` (made by
+    ``input_data_json``) and writing its figures to the CSV ``out``."""
+    return [
+        binary,
+        *("-m", model, "-u", url),
+        "--service-kind=dynamic_grpc",
+        f"--grpc-method={GRPC_METHOD}",
+        f"--input-data={data}",
+        f"--concurrency-range={concurrency}:{concurrency}",
+        f"--measurement-interval={measurement_ms}",
+        f"--stability-percentage={stability_percent:g}",
+        f"--max-trials={max_trials}",
+        *("-f", str(out), "--verbose-csv"),
+    ]
+
+
 def run_perf_analyzer(
     binary: str,
     url: str,
@@ -86,18 +114,10 @@ def run_perf_analyzer(
         data.write_text(input_data_json(model, inputs, seed))
         for concurrency in concurrency_values:
             out = Path(tmp, f"c{concurrency}.csv")
-            command = [
-                binary,
-                *("-m", model, "-u", url),
-                "--service-kind=dynamic_grpc",
-                f"--grpc-method={GRPC_METHOD}",
-                f"--input-data={data}",
-                f"--concurrency-range={concurrency}:{concurrency}",
-                f"--measurement-interval={measurement_ms}",
-                f"--stability-percentage={stability_percent:g}",
-                f"--max-trials={max_trials}",
-                *("-f", str(out), "--verbose-csv"),
-            ]
+            command = perf_analyzer_command(
+                binary, url, model, data, concurrency, measurement_ms, out,
+                stability_percent=stability_percent, max_trials=max_trials,
+            )  # fmt: skip
             # Generous: every window of every trial, plus the generator and start-up.
             timeout = max_trials * measurement_ms * 3 / 1000 + 60
             run = subprocess.run(command, capture_output=True, text=True, timeout=timeout)

@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "serving"))
 
-from rest_process import RestProcess
+from rest_process import RestProcess, rest_served
 from rest_servables import write_servables
 
 
@@ -28,10 +28,7 @@ def rest_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def rest(rest_config: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RestProcess]:
     """The shared server (gRPC and REST); at the end it must stop on SIGTERM with exit code 0."""
-    process = RestProcess(["--config_path", str(rest_config)], tmp_path_factory.mktemp("rest"))
-    try:
-        process.wait_ready()
+    with rest_served(
+        ["--config_path", str(rest_config)], tmp_path_factory.mktemp("rest")
+    ) as process:
         yield process
-    finally:
-        code = process.stop()
-    assert code == 0, f"ovmsx exited with {code} on SIGTERM:\n{process.log()}"
