@@ -125,7 +125,8 @@ async def serve(address: str, inputs: Sequence[InputSpec]) -> None:
 async def serve_on_core(address: str, inputs: Sequence[InputSpec]) -> None:
     """The same echo on ovmsx's own transport (ovmsx/frontend/grpc_core.py): ModelInfer
     answered on the polling thread, the other RPCs on the event loop."""
-    from ovmsx.frontend.grpc_core import CoreServer, Method, on_loop
+    from ovmsx.frontend.grpc_core import CoreServer
+    from ovmsx.frontend.grpc_methods import Method, on_loop
 
     service = EchoService(inputs)
 

@@ -32,11 +32,11 @@ from ovmsx.servables.registry import ServableRegistry
 from ovmsx.worker_role import WorkerRole
 
 if TYPE_CHECKING:
-    from ovmsx.frontend.grpc_core import CoreServer
+    from ovmsx.frontend.grpc_transport import GrpcServer
     from ovmsx.frontend.rest_server import RestServer
 
 # The servers of one process: gRPC (None without --port) and REST (None without --rest_port).
-Frontends = tuple["CoreServer | None", "RestServer | None"]
+Frontends = tuple["GrpcServer | None", "RestServer | None"]
 
 log = logging.getLogger("ovmsx.server")
 
@@ -75,7 +75,7 @@ async def _start_server(
     health: HealthService,
     reuse_port: bool,
     budget: MemoryBudget,
-) -> CoreServer | None:
+) -> GrpcServer | None:
     try:
         server, port = create_server(
             service,

@@ -29,25 +29,29 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from functools import partial
 
-import grpc
 from grpc._cython import cygrpc
 
 from ovmsx import _core
+from ovmsx.frontend.grpc_methods import (
+    CALL_CONTEXT,
+    CANCELLED,
+    OK,
+    RESOURCE_EXHAUSTED,
+    UNIMPLEMENTED,
+    AbortCall,
+    ClientGone,
+    Deferred,
+    Method,
+    StreamHandler,
+    UnaryHandler,
+    status_of,
+)
 from ovmsx.frontend.memory_budget import MemoryBudget
 
 log = logging.getLogger("ovmsx.frontend")
-
-OK = 0
-CANCELLED = 1
-UNKNOWN = 2
-RESOURCE_EXHAUSTED = 8
-INTERNAL = 13
-UNIMPLEMENTED = 12
-UNAVAILABLE = 14
 
 # Calls the C core may hand over before the polling thread asks for more: enough that a burst
 # of new calls never waits for the thread to re-arm one at a time.
@@ -62,46 +66,6 @@ CANCELLED_CALLS_SECONDS = 30.0
 _NO_FLAGS = 0
 _NEW_CALL = object()
 _SHUTDOWN = object()
-
-
-class AbortCall(Exception):
-    """Ends a call with a gRPC status other than OK; raised by handlers."""
-
-    def __init__(self, code: int, details: str) -> None:
-        super().__init__(details)
-        self.code = code
-        self.details = details
-
-
-class CallContext:
-    """What a handler on the loop may do with its call (the part of grpc's ServicerContext
-    that ovmsx uses)."""
-
-    __slots__ = ()
-
-    async def abort(self, code: grpc.StatusCode, details: str) -> None:
-        raise AbortCall(code.value[0], details)
-
-
-Deferred = Callable[[CallContext], Awaitable[bytes]]
-UnaryHandler = Callable[[bytes], "bytes | Deferred"]
-StreamHandler = Callable[[AsyncIterator[bytes], CallContext], AsyncIterator[bytes]]
-
-
-@dataclass(frozen=True)
-class Method:
-    """One RPC: ``unary`` runs on the polling thread, ``stream`` on the event loop."""
-
-    unary: UnaryHandler | None = None
-    stream: StreamHandler | None = None
-
-
-def on_loop(handler: Callable[[bytes, CallContext], Awaitable[bytes]]) -> UnaryHandler:
-    """A unary handler that always runs on the event loop."""
-    return lambda message: partial(handler, message)
-
-
-_CONTEXT = CallContext()
 
 
 class CoreServer:
@@ -231,7 +195,7 @@ class CoreServer:
             answer = handler(message)
         except Exception as error:
             budget.poller -= size
-            self._finish(call, *_status_of(error, handler), closing=True)
+            self._finish(call, *status_of(error, handler), closing=True)
             return
         if type(answer) is bytes:
             budget.poller -= size
@@ -301,9 +265,9 @@ class CoreServer:
 
     async def _run_deferred(self, call, deferred: Deferred) -> None:
         try:
-            answer = await deferred(_CONTEXT)
+            answer = await deferred(CALL_CONTEXT)
         except (Exception, asyncio.CancelledError) as error:
-            self._finish(call, *_status_of(error, deferred), closing=False)
+            self._finish(call, *status_of(error, deferred), closing=False)
         else:
             self._reply(call, answer, closing=False)
 
@@ -314,21 +278,6 @@ class CoreServer:
 
 def _give_back_on_loop(budget: MemoryBudget, size: int, _task: asyncio.Task) -> None:
     budget.give_back_on_loop(size)
-
-
-class _ClientGone(Exception):
-    pass
-
-
-def _status_of(error: BaseException, handler: object) -> tuple[int, str]:
-    """The status a handler's exception ends its call with: its own (AbortCall), CANCELLED
-    when the client went away, INTERNAL (logged with its traceback) for anything else."""
-    if isinstance(error, AbortCall):
-        return error.code, error.details
-    if isinstance(error, (asyncio.CancelledError, _ClientGone)):
-        return CANCELLED, "cancelled"
-    log.error("%s failed", handler, exc_info=error)
-    return INTERNAL, "Internal server error"
 
 
 class _Stream:
@@ -359,10 +308,10 @@ class _Stream:
         code, details = OK, ""
         messages = self._messages()
         try:
-            async for response in handler(messages, _CONTEXT):
+            async for response in handler(messages, CALL_CONTEXT):
                 await self._send(response)
         except (Exception, asyncio.CancelledError) as error:
-            code, details = _status_of(error, handler)
+            code, details = status_of(error, handler)
         finally:
             # Gives back the budget of a message still held; a handler that reads in a task
             # of its own may still be inside the iterator, which then ends with that task.
@@ -401,7 +350,7 @@ class _Stream:
         future = self._loop.create_future()
         self._call.start_server_batch(operations, partial(_resolve, self._loop, future, False))
         if not await future:
-            raise _ClientGone
+            raise ClientGone
 
 
 def _resolve(loop: asyncio.AbstractEventLoop, future: asyncio.Future, receiving: bool, event):

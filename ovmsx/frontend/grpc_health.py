@@ -25,9 +25,9 @@ import logging
 from collections.abc import AsyncIterator, Iterable
 
 from google.protobuf.message import DecodeError
-from grpc_health.v1 import health_pb2
 
-from ovmsx.frontend.grpc_core import AbortCall, Method, on_loop
+from ovmsx.frontend import health_pb2
+from ovmsx.frontend.grpc_methods import AbortCall, Method, on_loop
 from ovmsx.log_format import TRACE
 from ovmsx.servables.registry import ServableRegistry
 

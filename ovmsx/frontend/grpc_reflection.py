@@ -3,14 +3,16 @@
 
 Both versions of the reflection service are served: ``grpc.reflection.v1`` (what current tools
 ask first) and ``grpc.reflection.v1alpha`` (what older ones ask, and grpcio's own client). The
-answers come from grpcio-reflection's servicer, driven over ovmsx's transport; it looks files
-and symbols up in a descriptor pool of ovmsx's own, holding exactly the services served: the
-KServe proto (kept out of protobuf's default pool, see protos/generate.py), health and
-reflection.
+v1 proto is the v1alpha file under another package (same messages, same field numbers), so one
+handler decodes both, and v1 describes itself from a copy of the v1alpha descriptor renamed to
+``grpc.reflection.v1``.
 
-grpcio-reflection ships only the v1alpha proto. The v1 proto is the same file under another
-package (same messages, same field numbers), so v1 is served from a copy of the v1alpha
-descriptor renamed to ``grpc.reflection.v1`` and the same handler, which decodes both alike.
+Files and symbols are looked up in a descriptor pool holding exactly the services served: the
+KServe proto, health and reflection. The answers follow the reflection protocol
+(github.com/grpc/grpc/blob/master/doc/server-reflection.md): a file comes with every file it
+imports, a name nothing defines is an ``error_response`` with NOT_FOUND, and the stream goes on.
+ovmsx answers with its own handler rather than grpcio-reflection's servicer because that
+package's generated module refuses protobuf runtimes outside its own range (protos/generate.py).
 """
 
 from __future__ import annotations
@@ -20,18 +22,19 @@ from collections.abc import AsyncIterator, Iterable
 from google.protobuf import descriptor_pb2, descriptor_pool
 from google.protobuf.descriptor import FileDescriptor
 from google.protobuf.message import DecodeError
-from grpc_health.v1 import health_pb2
-from grpc_reflection.v1alpha import reflection_pb2
-from grpc_reflection.v1alpha.reflection import aio as reflection_aio
 
-from ovmsx.frontend import grpc_predict_v2_pb2
-from ovmsx.frontend.grpc_core import AbortCall, Method
+from ovmsx.frontend import grpc_predict_v2_pb2, health_pb2, reflection_pb2
+from ovmsx.frontend.grpc_methods import AbortCall, Method
 
 V1ALPHA = "grpc.reflection.v1alpha"
 V1 = "grpc.reflection.v1"
 SERVICES = (f"{V1}.ServerReflection", f"{V1ALPHA}.ServerReflection")
 _V1_FILE = "grpc/reflection/v1/reflection.proto"
 INVALID_ARGUMENT = 3
+NOT_FOUND = 5
+
+Request = reflection_pb2.ServerReflectionRequest
+Response = reflection_pb2.ServerReflectionResponse
 
 
 def _file_proto(file: FileDescriptor) -> descriptor_pb2.FileDescriptorProto:
@@ -65,25 +68,85 @@ def _pool() -> descriptor_pool.DescriptorPool:
     return pool
 
 
+class Reflection:
+    """Answers reflection requests about ``services`` from ``pool``."""
+
+    def __init__(self, services: Iterable[str], pool: descriptor_pool.DescriptorPool) -> None:
+        self._services = sorted(services)
+        self._pool = pool
+
+    def answer(self, request: Request) -> Response:
+        response = Response(valid_host=request.host, original_request=request)
+        question = request.WhichOneof("message_request")
+        try:
+            if question == "list_services":
+                listed = response.list_services_response.service
+                listed.extend(reflection_pb2.ServiceResponse(name=n) for n in self._services)
+            elif question == "file_by_filename":
+                self._send_file(response, self._pool.FindFileByName(request.file_by_filename))
+            elif question == "file_containing_symbol":
+                symbol = request.file_containing_symbol
+                self._send_file(response, self._pool.FindFileContainingSymbol(symbol))
+            elif question == "file_containing_extension":
+                asked = request.file_containing_extension
+                message = self._pool.FindMessageTypeByName(asked.containing_type)
+                extension = self._pool.FindExtensionByNumber(message, asked.extension_number)
+                self._send_file(response, extension.file)
+            elif question == "all_extension_numbers_of_type":
+                message = self._pool.FindMessageTypeByName(request.all_extension_numbers_of_type)
+                numbers = response.all_extension_numbers_response
+                numbers.base_type_name = message.full_name
+                numbers.extension_number.extend(
+                    sorted(e.number for e in self._pool.FindAllExtensions(message))
+                )
+            else:
+                _error(response, INVALID_ARGUMENT, "the request asks no question")
+        except KeyError:
+            _error(response, NOT_FOUND, f"{_subject(request, question)} is not served here")
+        return response
+
+    def _send_file(self, response: Response, file: FileDescriptor) -> None:
+        """The file and, after it, every file it imports (directly or not), each once."""
+        files = response.file_descriptor_response.file_descriptor_proto
+        seen: set[str] = set()
+        pending = [file]
+        while pending:
+            current = pending.pop(0)
+            if current.name in seen:
+                continue
+            seen.add(current.name)
+            files.append(_file_proto(current).SerializeToString())
+            pending.extend(current.dependencies)
+
+
+def _subject(request: Request, question: str) -> str:
+    if question == "file_containing_extension":
+        asked = request.file_containing_extension
+        return f"extension {asked.extension_number} of {asked.containing_type!r}"
+    return repr(getattr(request, question))
+
+
+def _error(response: Response, code: int, message: str) -> None:
+    response.error_response.error_code = code
+    response.error_response.error_message = message
+
+
 def reflection_methods(services: Iterable[str]) -> dict[str, Method]:
     """The reflection RPCs (both versions), listing ``services`` and reflection itself."""
-    servicer = reflection_aio.ReflectionServicer((*services, *SERVICES), pool=_pool())
+    reflection = Reflection((*services, *SERVICES), _pool())
 
     async def handle(messages: AsyncIterator[bytes], context) -> AsyncIterator[bytes]:
-        async for response in servicer.ServerReflectionInfo(_requests(messages), context):
-            yield response.SerializeToString()
+        async for message in messages:
+            yield reflection.answer(_request(message)).SerializeToString()
 
     method = Method(stream=handle)
     return {f"/{service}/ServerReflectionInfo": method for service in SERVICES}
 
 
-async def _requests(
-    messages: AsyncIterator[bytes],
-) -> AsyncIterator[reflection_pb2.ServerReflectionRequest]:
-    async for message in messages:
-        try:
-            yield reflection_pb2.ServerReflectionRequest.FromString(message)
-        except DecodeError as error:
-            raise AbortCall(
-                INVALID_ARGUMENT, f"request is not a valid ServerReflectionRequest: {error}"
-            ) from None
+def _request(message: bytes) -> Request:
+    try:
+        return Request.FromString(message)
+    except DecodeError as error:
+        raise AbortCall(
+            INVALID_ARGUMENT, f"request is not a valid ServerReflectionRequest: {error}"
+        ) from None

@@ -7,25 +7,26 @@ Settings (what a Python gRPC server can tune; docs/serving.md explains each):
 - SO_REUSEPORT off, so a second server on the same port fails instead of silently sharing it;
   on only for the processes of ``--grpc_workers N`` (ovmsx/workers.py), which share it.
 
-The transport is ``grpc_core.CoreServer``: ModelInfer is answered on its polling thread when a
+The transport is ``grpc_core.CoreServer`` (or, on a grpcio release it was not built for,
+``grpc_aio.AioServer``: grpc_transport.py): ModelInfer is answered on its polling thread when a
 quick model or graph can answer at once, everything else on the event loop. Beside KServe it
 serves the standard health service (grpc_health.py) and server reflection (grpc_reflection.py).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 from google.protobuf.message import DecodeError
 
 from ovmsx.frontend import grpc_predict_v2_pb2 as pb
-from ovmsx.frontend.grpc_core import AbortCall, CoreServer, Method, on_loop
 from ovmsx.frontend.grpc_health import HealthService
+from ovmsx.frontend.grpc_methods import AbortCall, Method, on_loop
 from ovmsx.frontend.grpc_reflection import SERVICES as REFLECTION_SERVICES
 from ovmsx.frontend.grpc_reflection import reflection_methods
 from ovmsx.frontend.grpc_status import grpc_code, status_message
+from ovmsx.frontend.grpc_transport import GrpcServer, create_transport
 from ovmsx.frontend.kserve_decode_errors import explain
 from ovmsx.frontend.kserve_service import SERVICE, KServeService
 from ovmsx.frontend.memory_budget import MemoryBudget
@@ -104,7 +105,7 @@ def create_server(
     reuse_port: bool = False,
     health: HealthService | None = None,
     budget: MemoryBudget | None = None,
-) -> tuple[CoreServer, int]:
+) -> tuple[GrpcServer, int]:
     """A server bound on every address; returns it and the bound port (useful with port 0)."""
     # One entry per key: gRPC keeps the first of duplicate arguments, so a list with ours first
     # would silently ignore the user's. Port sharing stays ovmsx's to decide (--grpc_workers).
@@ -112,7 +113,7 @@ def create_server(
     options = list(merged.items())
     methods = served_methods(service, health)
     log.debug("gRPC methods: %s", ", ".join(sorted(methods)))
-    server = CoreServer(methods, options, asyncio.get_running_loop(), budget)
+    server = create_transport(methods, options, budget)
     bound = 0
     for address in addresses:
         host = f"[{address}]" if ":" in address else address

@@ -10,13 +10,14 @@ reports one, the line and column.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
 from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_factory, text_format
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 
 from ovmsx.graph import mediapipe_graph_pb2 as pb
 from ovmsx.status import StatusCode, StatusError
@@ -27,6 +28,8 @@ DEFAULT_INPUT_STREAM_HANDLER = "DefaultInputStreamHandler"
 # MediaPipe's spelling rules (mediapipe/framework/tool/validate_name.cc).
 _TAG = re.compile(r"[A-Z_][A-Z0-9_]*")
 _NAME = re.compile(r"[a-z_][a-z0-9_]*")
+log = logging.getLogger("ovmsx.graph")
+
 _INDEX = re.compile(r"0|[1-9][0-9]*")
 _STREAM_FORMS = "NAME, TAG:NAME or TAG:INDEX:NAME"
 _SYNC_SET_OPTIONS = pb.SyncSetInputStreamHandlerOptions.DESCRIPTOR.full_name
@@ -185,8 +188,8 @@ def parse_graph(text: str, source: str) -> GraphConfig:
     know) are skipped. An unknown ``node_options`` type cannot be skipped by protobuf's reader
     and fails the whole file, as does anything else that is not valid text format.
     """
-    config = _parse_text(text, source)
     try:
+        config = _parse_text(text, source)
         nodes = tuple(_node(node, position, config) for position, node in enumerate(config.node, 1))
         return GraphConfig(
             input_streams=_stream_list(config.input_stream, "graph input_stream"),
@@ -196,7 +199,16 @@ def parse_graph(text: str, source: str) -> GraphConfig:
             queue_size_directive=_queue_size_directive(text),
         )
     except GraphConfigError as bad:
+        if bad.source:
+            raise
         raise GraphConfigError(*bad.problems, source=source) from None
+    except (DecodeError, LookupError, ValueError, TypeError, RecursionError) as bad:
+        # protobuf's reader failing without a ParseError: every check above names the problem
+        # itself, so this is a case none foresaw. The user still gets the file and the reason.
+        log.debug("reading %s failed", source, exc_info=True)
+        raise GraphConfigError(
+            f"protobuf could not read it ({type(bad).__name__}: {bad})", source=source
+        ) from None
 
 
 # Why a second schema: text_format packs each node_options Any by serializing it, and
@@ -350,7 +362,19 @@ def _node_options(node: Message) -> dict[str, Message]:
         if name in found:
             # calculator.proto: "Each node_options message must have a different message type".
             raise GraphConfigError(f"node_options holds {name} twice")
-        found[name] = _real_message(name, packed.value)
+        if not _known_type(name):
+            # Written as `node_options: { type_url: ... value: ... }` (or left empty) rather
+            # than `[type.googleapis.com/TYPE] { ... }`, which protobuf checks as it reads.
+            raise GraphConfigError(
+                f"node_options type_url {packed.type_url!r} names no options type ovmsx knows "
+                f"(known types: {', '.join(_known_options())})"
+            )
+        try:
+            found[name] = _real_message(name, packed.value)
+        except DecodeError:
+            raise GraphConfigError(
+                f"node_options value is not a serialized {name} message"
+            ) from None
     # The proto2 form wins over node_options, as MediaPipe documents.
     found.update(_extensions(node.options))
     for name, message in found.items():
@@ -368,6 +392,14 @@ def _extensions(options: Message) -> dict[str, Message]:
             name = field.message_type.full_name
             found[name] = _real_message(name, value.SerializePartialToString())
     return found
+
+
+def _known_type(full_name: str) -> bool:
+    try:
+        pb.DESCRIPTOR.pool.FindMessageTypeByName(full_name)
+    except KeyError:
+        return False
+    return True
 
 
 def _real_message(full_name: str, serialized: bytes) -> Message:

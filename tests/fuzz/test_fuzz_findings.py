@@ -104,3 +104,45 @@ def test_a_png_declaring_a_huge_chunk_is_refused_without_allocating_it() -> None
         "IMAGE_PARSING_FAILED image 0 is no JPEG or PNG that can be decoded; input name: image"
     )
     assert int(peak_mb) < 1024, f"decoding took {peak_mb} MiB"
+
+
+# Found by the graph target: node_options written as a bare Any (`node_options: { }`, or with a
+# type_url and value of its own) reached protobuf's lookup of an empty or unknown type, and the
+# graph failed to load with KeyError("Couldn't find message ") instead of a message.
+KNOWN = "mediapipe.PythonExecutorCalculatorOptions"
+
+
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        ("{ }", "node_options type_url '' names no options type ovmsx knows"),
+        ('{ type_url: "type.googleapis.com/" }',
+         "node_options type_url 'type.googleapis.com/' names no options type ovmsx knows"),
+        ('{ type_url: "x/mediapipe.Nope" value: "abc" }',
+         "node_options type_url 'x/mediapipe.Nope' names no options type ovmsx knows"),
+        (f'{{ type_url: "x/{KNOWN}" value: "\\xff\\xff" }}',
+         f"node_options value is not a serialized {KNOWN} message"),
+    ],
+)  # fmt: skip
+def test_node_options_of_no_known_type_name_the_node_and_the_type(
+    options: str, problem: str
+) -> None:
+    from ovmsx.graph.graph_config import GraphConfigError, parse_graph
+
+    with pytest.raises(GraphConfigError) as refused:
+        parse_graph(f'node {{ calculator: "X" node_options: {options} }}', "dir/graph.pbtxt")
+    assert refused.value.code is StatusCode.MEDIAPIPE_GRAPH_CONFIG_FILE_INVALID
+    message = str(refused.value)
+    assert message.startswith(
+        "Failed to read protobuf graph configuration file - dir/graph.pbtxt: X (node 1): " + problem
+    ), message
+
+
+def test_node_options_as_a_bare_any_of_a_known_type_are_read() -> None:
+    from ovmsx.graph.graph_config import parse_graph
+
+    text = (
+        f'node {{ calculator: "X" node_options: {{ type_url: "x/{KNOWN}" value: "\\n\\x01a" }} }}'
+    )
+    (node,) = parse_graph(text, "graph.pbtxt").nodes
+    assert node.options[KNOWN].handler_path == "a"

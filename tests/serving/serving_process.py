@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -40,7 +40,9 @@ class ServerProcess:
     a source tree that happens to be the current directory.
     """
 
-    def __init__(self, args: Sequence[str], workdir: Path) -> None:
+    def __init__(
+        self, args: Sequence[str], workdir: Path, environment: Mapping[str, str] | None = None
+    ) -> None:
         self.port = free_port()
         self.url = f"127.0.0.1:{self.port}"
         self.log_path = workdir / f"server-{self.port}.log"
@@ -48,7 +50,11 @@ class ServerProcess:
         command += ["--port", str(self.port), "--grpc_bind_address", "127.0.0.1"]
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(
-                command, cwd=workdir, stdout=log, stderr=subprocess.STDOUT
+                command,
+                cwd=workdir,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, **environment} if environment else None,
             )
 
     def log(self) -> str:
@@ -109,9 +115,14 @@ def run_to_exit(args: Sequence[str], workdir: Path, timeout: float = 60.0) -> tu
 
 
 @contextmanager
-def served(config: Path, workdir: Path) -> Iterator[ServerProcess]:
+def served(
+    config: Path,
+    workdir: Path,
+    args: Sequence[str] = (),
+    environment: Mapping[str, str] | None = None,
+) -> Iterator[ServerProcess]:
     """A server on ``config`` while the block runs; it must then stop on SIGTERM with 0."""
-    process = ServerProcess(["--config_path", str(config)], workdir)
+    process = ServerProcess(["--config_path", str(config), *args], workdir, environment)
     try:
         process.wait_ready()
         yield process
