@@ -175,3 +175,25 @@ def test_model_path_on_a_graph_folder_serves_a_graph(tmp_path: Path, where: str)
             np.testing.assert_array_equal(_answer(client, "inner"), X + 1)
             assert client.get_model_metadata("increment", as_json=True)["versions"] == ["1"]
         assert server.request("GET", "/v2/models/increment/ready").status == 200
+
+
+def test_model_path_folder_turns_into_a_graph_on_a_reload(tmp_path: Path) -> None:
+    # Single-model mode has no config file: a reload looks at the folder again.
+    folder = tmp_path / "flip"
+    save_add_one(folder)
+    args = ["--model_name", "flip", "--model_path", "flip", "--file_system_poll_wait_seconds", "0"]
+    with (
+        rest_served(args, tmp_path) as server,
+        grpcclient.InferenceServerClient(f"127.0.0.1:{server.port}") as client,
+    ):
+        np.testing.assert_array_equal(_answer(client, "flip"), X + 1)
+        metadata = client.get_model_metadata("flip", as_json=True)
+        assert metadata["inputs"][0]["datatype"] == "FP32"
+        write_graph(folder, INCREMENT_GRAPH)
+        reply = server.request("POST", "/v1/config/reload")
+        assert reply.status == 200, reply.body
+        assert reply.json()["flip"]["model_version_status"][0]["state"] == "AVAILABLE"
+        np.testing.assert_array_equal(_answer(client, "flip"), X + 1)
+        # The graph's untyped Python input, where the model's was FP32.
+        metadata = client.get_model_metadata("flip", as_json=True)
+        assert metadata["inputs"] == [{"name": "input", "datatype": "INVALID"}]

@@ -13,6 +13,7 @@ import pytest
 from in_process import InProcess
 from reload_world import ADDER, World, X
 from serving_graphs import graph_text, python_node
+from serving_pipelines import model_node, pipeline
 
 
 def _graph_into(folder: Path, add: int) -> Path:
@@ -83,5 +84,32 @@ def test_a_config_load_sees_a_graph_folder_and_a_poll_leaves_it_alone(tmp_path: 
         server.poll()  # nothing changed: the graph serving is the one loaded
         assert server.registry.graphs["flip"] is graph
         assert server.registry.models["flip"].retired
+    finally:
+        server.stop()
+
+
+def test_a_removed_models_name_goes_to_the_pipeline_given_it(tmp_path: Path) -> None:
+    # The model retires (it stays listed as END) and no longer holds the name: the pipeline
+    # given the name in the same reload serves, and the model takes it back when it returns.
+    world = World(tmp_path)
+    world.add_model("name", {1: 1.0})
+    world.add_model("other", {1: 5.0})
+    server = InProcess(world.write())
+    try:
+        removed = world.models.pop("name")
+        node = model_node("n", "other", {"input": ("request", "in")}, {"output": "out"})
+        world.pipelines.append(pipeline("name", ["in"], [node], {"out": ("n", "out")}))
+        world.write()
+        code, body = server.reload()
+        assert code == 200, body
+        np.testing.assert_array_equal(server.infer("name", input_name="in"), X + 5)
+
+        world.pipelines.clear()
+        world.models["name"] = removed
+        world.write()
+        code, body = server.reload()
+        assert code == 200, body
+        np.testing.assert_array_equal(server.infer("name"), X + 1)
+        assert "name" not in server.registry.pipelines
     finally:
         server.stop()
