@@ -39,8 +39,11 @@ def graph_base(entry: ModelConfig) -> Path | None:
     if entry.graph_path:
         return folder
     for base in (folder, folder / FIRST_VERSION):
-        if (base / GRAPH_FILE).is_file():
-            return base
+        try:
+            if (base / GRAPH_FILE).is_file():
+                return base
+        except OSError:  # a name too long, a folder not readable: the model load says why
+            return None
     return None
 
 

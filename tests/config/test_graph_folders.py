@@ -107,3 +107,8 @@ def test_reexamining_sees_a_folder_turn_into_a_graph_and_back(tmp_path: Path) ->
     back = reexamine_folders(turned)
     assert back is not None
     assert ([m.name for m in back.models], [g.name for g in back.graphs]) == (["g"], [])
+
+
+def test_a_base_path_that_cannot_be_looked_into_stays_a_model(tmp_path: Path) -> None:
+    too_long = "x" * 5000  # the file system refuses the name: the model load reports it
+    assert graph_base(only_entry(tmp_path, {"name": "m", "base_path": too_long})) is None
