@@ -137,6 +137,8 @@ def servables_from(
     """What the model entries and listed graphs serve now (blocking): the entries whose folder
     holds a graph are graphs (``graph_folders``), then the graphs' subconfig models."""
     models, folder_graphs = split_graph_folders(entries)
+    for graph in folder_graphs:
+        log.info("model %s: %s holds a graph, served as one", graph.name, graph.graph_file)
     # model_config_list is read before mediapipe_config_list: its graph keeps a shared name.
     graphs = keep_first_of_each_name(
         [*folder_graphs, *listed_graphs], lambda graph: graph.name, "graph"
