@@ -34,6 +34,8 @@ def _files(root: Path) -> None:
     sub = {"model_config_list": [{"config": {"name": "from_subconfig", "base_path": "inner"}}]}
     (with_subconfig / "subconfig.json").write_text(json.dumps(sub))
     write_graph(root / "folders" / "broken", "node { this is not pbtxt")
+    # Handlers only: these entries name their graph file with graph_path.
+    (write_graph(root / "folders" / "named", INCREMENT_GRAPH) / "graph.pbtxt").unlink()
     (root / "folders" / "empty" / "not_a_version").mkdir(parents=True)
     # graphs/inc holds only the handler: its graph file is graphs/shared.pbtxt.
     (write_graph(root / "graphs" / "inc", INCREMENT_GRAPH) / "graph.pbtxt").unlink()
@@ -45,8 +47,14 @@ def _config(root: Path) -> Path:
         "plain": "models/add_one",
         **{name: f"folders/{name}" for name in (*FOLDER_GRAPHS, "broken", "empty")},
     }
+    named = [
+        {"name": "named_file", "base_path": "folders/named",
+         "graph_path": "../in_base/graph.pbtxt"},
+        {"name": "missing_file", "base_path": "folders/named", "graph_path": "nope.pbtxt"},
+    ]  # fmt: skip
     document = {
-        "model_config_list": [{"config": {"name": n, "base_path": p}} for n, p in names.items()],
+        "model_config_list": [{"config": {"name": n, "base_path": p}} for n, p in names.items()]
+        + [{"config": entry} for entry in named],
         "mediapipe_config_list": [
             {"name": "shared", "base_path": "graphs/inc", "graph_path": "../shared.pbtxt"}
         ],
@@ -159,6 +167,17 @@ def test_a_graph_folder_whose_graph_does_not_parse_fails_as_a_graph(served) -> N
 def test_a_graph_path_climbing_with_dots_is_followed(served) -> None:
     _, client = served
     np.testing.assert_array_equal(_answer(client, "shared"), X + 1)
+
+
+def test_an_entry_with_graph_path_is_a_graph_of_that_file(served) -> None:
+    _, client = served
+    # The file is one folder up; the handler is found in the entry's own folder.
+    np.testing.assert_array_equal(_answer(client, "named_file"), X + 1)
+    error = _refusal(_answer, client, "missing_file")
+    assert error.status() == "StatusCode.UNAVAILABLE"
+    assert error.message().startswith(
+        f"{NOT_LOADED} - missing_file: File not found or cannot open - "
+    )
 
 
 @pytest.mark.parametrize("where", [".", "1"])
