@@ -8,8 +8,10 @@ poller's cycle and SIGHUP, with OVMS's rules (COMPAT.md §15).
   serving as they were, the log says why, and the API answers with the error.
 - One entry that fails (a model that does not load, a pipeline that does not validate) fails
   alone; the first failure is the API's answer (its HTTP code), the rest still applies.
-- Between config changes, version folders are scanned again and graph files checked.
-- In single-model mode there is no file: a reload only scans the version folders.
+- Between config changes, version folders are scanned again and graph files checked, and the
+  folders of ``model_config_list`` looked at again: one that gained (or lost) a
+  ``graph.pbtxt`` is served as a graph (or a model) from then on (``graph_folders``).
+- In single-model mode there is no file: a reload only scans the folders.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ovmsx.config.config_source import ConfigRead, file_md5, read_config
+from ovmsx.config.config_source import ConfigRead, file_md5, read_config, reexamine_folders
 from ovmsx.config.servables import Servables
 from ovmsx.servables.config_status import status_json
 from ovmsx.status import StatusCode, StatusError, render, status_error
@@ -191,6 +193,9 @@ class ConfigService:
     async def _rescan(self) -> list[StatusError]:
         """Version folders and graph files, against the config last loaded."""
         updates = self._registry.updates
+        refolded = await asyncio.to_thread(reexamine_folders, self._servables)
+        if refolded is not None:
+            self._servables = refolded
         servables = self._servables
         prints = await updates.fingerprints(servables.graphs)
         changed = updates.graph_files_changed(prints)

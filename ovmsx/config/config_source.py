@@ -17,11 +17,18 @@ from pathlib import Path
 
 from ovmsx.config.cli_options import ServerOptions
 from ovmsx.config.errors import ConfigError
+from ovmsx.config.graph_folders import split_graph_folders
 from ovmsx.config.mediapipe_config import MediapipeConfig
 from ovmsx.config.model_config import ModelConfig
 from ovmsx.config.monitoring_config import MonitoringConfig
+from ovmsx.config.pipeline_config import CustomNodeLibraryConfig, PipelineConfig
 from ovmsx.config.servables import Servables
-from ovmsx.config.server_config import ServerConfig, load_subconfig, parse_config
+from ovmsx.config.server_config import (
+    ServerConfig,
+    keep_first_of_each_name,
+    load_subconfig,
+    parse_config,
+)
 from ovmsx.status import StatusCode, StatusError
 
 log = logging.getLogger("ovmsx.config")
@@ -60,7 +67,8 @@ def read_servables(options: ServerOptions) -> ConfigRead:
     ``ConfigError`` when the file cannot be served)."""
     single = options.single_model_config()
     if single is not None:
-        return ConfigRead(None, Servables(models=[single]))
+        # A --model_path folder holding graph.pbtxt is served as a graph (graph_folders).
+        return ConfigRead(None, servables_from([single]))
     assert options.config_path is not None  # parse_options requires one of the two
     read = read_config(Path(options.config_path))
     if read.error is not None:
@@ -116,11 +124,44 @@ def _is_json(text: str) -> bool:
 
 
 def servables_of(config: ServerConfig) -> Servables:
+    """What ``config`` serves now, its folders looked at (blocking)."""
+    return servables_from(config.models, config.graphs, config.pipelines, config.libraries)
+
+
+def servables_from(
+    entries: Sequence[ModelConfig],
+    listed_graphs: Sequence[MediapipeConfig] = (),
+    pipelines: Sequence[PipelineConfig] = (),
+    libraries: Sequence[CustomNodeLibraryConfig] = (),
+) -> Servables:
+    """What the model entries and listed graphs serve now (blocking): the entries whose folder
+    holds a graph are graphs (``graph_folders``), then the graphs' subconfig models."""
+    models, folder_graphs = split_graph_folders(entries)
+    for graph in folder_graphs:
+        log.info("model %s: %s holds a graph, served as one", graph.name, graph.graph_file)
+    # model_config_list is read before mediapipe_config_list: its graph keeps a shared name.
+    graphs = keep_first_of_each_name(
+        [*folder_graphs, *listed_graphs], lambda graph: graph.name, "graph"
+    )
     return Servables(
-        models=[*config.models, *subconfig_models(config.graphs, config.models)],
-        graphs=config.graphs,
-        pipelines=config.pipelines,
-        libraries=config.libraries,
+        models=[*models, *subconfig_models(graphs, models)],
+        graphs=graphs,
+        pipelines=pipelines,
+        libraries=libraries,
+        entries=entries,
+        folder_graphs=folder_graphs,
+        listed_graphs=listed_graphs,
+    )
+
+
+def reexamine_folders(servables: Servables) -> Servables | None:
+    """``servables`` again when a model entry's folder turned into a graph, or back, or its
+    graph moved between ``base_path`` and ``base_path/1``; ``None`` when none did (blocking)."""
+    _, folder_graphs = split_graph_folders(servables.entries)
+    if folder_graphs == list(servables.folder_graphs):
+        return None
+    return servables_from(
+        servables.entries, servables.listed_graphs, servables.pipelines, servables.libraries
     )
 
 
@@ -136,7 +177,7 @@ def subconfig_models(
     for graph in graphs:
         try:
             path = None if graph.is_remote else graph.subconfig_file
-        except StatusError:  # a path with "..": the graph reports it when it loads
+        except StatusError:  # a cloud path: the graph reports it when it loads
             continue
         if path is None:
             continue

@@ -9,9 +9,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, PrivateAttr
 
 from ovmsx.config.model_config import REMOTE_PREFIXES
-from ovmsx.config.path_escape import escape_error, escapes
 from ovmsx.config.strict_model import STRICT
-from ovmsx.status import StatusCode, StatusError, status_error
+from ovmsx.status import StatusCode, status_error
 
 GRAPH_FILE = "graph.pbtxt"
 """The graph file looked for in the graph's folder when ``graph_path`` is absent."""
@@ -31,8 +30,9 @@ class MediapipeConfig(BaseModel):
     model's ``base_path``, but ovmsx does not read graphs from cloud storage: the path
     properties raise ``StatusError(PATH_INVALID)`` for them, so a graph loader reports the
     graph as not loadable and the rest of the config still serves. Check ``is_remote`` first
-    to avoid the exception. So do they when any of the three paths climbs with ``..``: OVMS
-    refuses such a graph with PATH_INVALID (``path_escape``).
+    to avoid the exception. A ``..`` in any of the three paths is followed, as OVMS follows it
+    (it joins the paths as strings and opens the result): ``graph_path: "../shared.pbtxt"``
+    reads the file beside the graph's folder.
     """
 
     model_config = STRICT
@@ -98,18 +98,7 @@ class MediapipeConfig(BaseModel):
         default = self.base_dir / SUBCONFIG_FILE
         return default if default.is_file() else None
 
-    def escaping_path(self) -> StatusError | None:
-        """PATH_INVALID for the first of the graph's paths that climbs with ``..``, if any."""
-        for path in (self.base_path, self.graph_path, self.subconfig):
-            if escapes(path):
-                return escape_error(path, f"graph {self.name}")
-        return None
-
     def _local(self, path: str, anchor: Path) -> Path:
-        # One path that climbs refuses the whole graph, whichever of its files is asked for.
-        escaping = self.escaping_path()
-        if escaping is not None:
-            raise escaping
         # OVMS joins with string concatenation; an absolute path replaces the anchor.
         if path.startswith(REMOTE_PREFIXES):
             problem = f"graph {self.name}: {path}: cloud storage is not supported"

@@ -3,9 +3,12 @@
 OVMS joins a relative path to the config file's folder and then refuses the result when it
 starts with ``../``, ends with ``/..`` or holds ``/../`` (``FileSystem::isPathEscaped``):
 PATH_INVALID, logged as "Path <path> escape with .. is forbidden." Joined to an absolute
-folder, that is any path with a ``..`` component, which is what ``escapes`` checks. Custom-node
-libraries, model base paths and graph paths (``base_path``, ``graph_path``, ``subconfig``)
-are checked; the entry is refused and the rest of the config is served.
+folder, that is any path with a ``..`` component, which is what ``escapes`` checks.
+
+OVMS checks the paths it reads through its file-system layer: custom-node library paths and
+model base paths, refused here too (the entry is refused, the rest of the config served). A
+graph's ``base_path``, ``graph_path`` and ``subconfig`` are joined and opened as they are, so
+``..`` in them is followed (``MediapipeConfig``).
 """
 
 from __future__ import annotations

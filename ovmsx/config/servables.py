@@ -16,3 +16,10 @@ class Servables:
     graphs: Sequence[MediapipeConfig] = ()
     pipelines: Sequence[PipelineConfig] = ()
     libraries: Sequence[CustomNodeLibraryConfig] = ()
+    entries: Sequence[ModelConfig] = ()
+    """``model_config_list`` (or the single model of the command line) as written: each entry
+    is in ``models`` or, when its folder holds a graph, in ``graphs`` (``graph_folders``)."""
+    folder_graphs: Sequence[MediapipeConfig] = ()
+    """The graphs of ``entries`` (those whose folder holds a graph), in entry order."""
+    listed_graphs: Sequence[MediapipeConfig] = ()
+    """``mediapipe_config_list`` as written."""

@@ -38,10 +38,11 @@ class ModelEntry(BaseModel):
 _Entry = TypeVar("_Entry")
 
 
-def _keep_first_of_each_name(
+def keep_first_of_each_name(
     entries: list[_Entry], name_of: Callable[[_Entry], str], kind: str
 ) -> list[_Entry]:
-    # OVMS loads the first definition of a name and warns about the rest.
+    """``entries`` without the later ones of a name taken already, each warned about (OVMS
+    loads the first definition of a name)."""
     seen: set[str] = set()
     kept = []
     for entry in entries:
@@ -91,12 +92,12 @@ class ServerConfig(BaseModel):
     @field_validator("model_config_list")
     @classmethod
     def _first_model_of_each_name(cls, entries: list[ModelEntry]) -> list[ModelEntry]:
-        return _keep_first_of_each_name(entries, lambda entry: entry.config.name, "model")
+        return keep_first_of_each_name(entries, lambda entry: entry.config.name, "model")
 
     @field_validator("mediapipe_config_list")
     @classmethod
     def _first_graph_of_each_name(cls, graphs: list[MediapipeConfig]) -> list[MediapipeConfig]:
-        return _keep_first_of_each_name(graphs, lambda graph: graph.name, "graph")
+        return keep_first_of_each_name(graphs, lambda graph: graph.name, "graph")
 
     @property
     def models(self) -> tuple[ModelConfig, ...]:
@@ -106,7 +107,7 @@ class ServerConfig(BaseModel):
     @field_validator("pipeline_config_list")
     @classmethod
     def _first_pipeline_of_each_name(cls, entries: list[PipelineConfig]) -> list[PipelineConfig]:
-        return _keep_first_of_each_name(entries, lambda entry: entry.name, "pipeline")
+        return keep_first_of_each_name(entries, lambda entry: entry.name, "pipeline")
 
     @property
     def pipelines(self) -> tuple[PipelineConfig, ...]:
@@ -145,7 +146,7 @@ class Subconfig(BaseModel):
     @field_validator("model_config_list")
     @classmethod
     def _first_model_of_each_name(cls, entries: list[ModelEntry]) -> list[ModelEntry]:
-        return _keep_first_of_each_name(entries, lambda entry: entry.config.name, "model")
+        return keep_first_of_each_name(entries, lambda entry: entry.config.name, "model")
 
 
 _Document = TypeVar("_Document", bound=BaseModel)

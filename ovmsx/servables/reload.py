@@ -95,7 +95,8 @@ class Reloader:
                 retire_removed(model, retiring)
                 changed_models.add(name)
         for name in wanted:
-            if name not in registry.models:
+            held = registry.models.get(name)
+            if held is None or held.retired:  # a graph or pipeline may hold the name now
                 self._definitions.give_name_to_model(name, closing)
         scans = await scan_models(registry, list(wanted.values()), retry)
         changes = await asyncio.gather(

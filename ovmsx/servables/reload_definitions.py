@@ -38,9 +38,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ovmsx.models")
 
-# Kinds of refused entries, beside PIPELINE and MEDIAPIPE (names a model holds): paths with "..".
+# Kinds of refused entries, beside PIPELINE and MEDIAPIPE (names a model holds): a library
+# path with "..".
 LIBRARY_PATH = "library path"
-GRAPH_PATH = "graph path"
 
 
 class DefinitionUpdates:
@@ -69,6 +69,12 @@ class DefinitionUpdates:
         if graph is not None:
             registry.retire_graph(graph)
             load_log.definition_state(MEDIAPIPE, name, "RETIRED", load_log.RETIRE, why)
+
+    def _model_holds(self, name: str) -> bool:
+        """Whether a model serves under ``name``: a retired one gives the name up (a folder
+        that became a graph, a model removed and its name given to a pipeline)."""
+        model = self._registry.models.get(name)
+        return model is not None and not model.retired
 
     def _refused_name(self, kind: str, config: object, retry: bool) -> StatusError | None:
         """The error for an entry named like a model (OVMS: the model keeps the name); None
@@ -157,7 +163,7 @@ class DefinitionUpdates:
                     registry.metrics.on_pipeline_unloaded(name)
                 changed = True
         for name, config in wanted.items():
-            if name in registry.models:
+            if self._model_holds(name):
                 refused = self._refused_name(PIPELINE, config, retry)
                 if refused is not None:
                     errors.append(refused)
@@ -249,25 +255,16 @@ class DefinitionUpdates:
                 changed = True
         loads = []
         for name, config in wanted.items():
-            if name in registry.models:
+            if self._model_holds(name):
                 refused = self._refused_name(MEDIAPIPE, config, retry)
                 if refused is not None:
                     errors.append(refused)
                 continue
             self._refused.pop((MEDIAPIPE, name), None)
-            if config.escaping_path() is None:
-                self._refused.pop((GRAPH_PATH, name), None)
             current = registry.graphs.get(name)
             files = fingerprints.get(name, "")
             if current is None or current.state is VersionState.END:
                 loads.append(self._load_graph(Graph(name, config, fingerprint=files), None))
-            elif current.available and (refused := config.escaping_path()) is not None:
-                # Refused before anything is read, as a model's or a library's path: the
-                # graph serving keeps serving.
-                if self._first_refusal(GRAPH_PATH, config, retry):
-                    logging.getLogger("ovmsx.graphs").error("%s", refused.message)
-                    errors.append(refused)
-                continue
             elif current.config != config or current.fingerprint != files:
                 load_log.definition_state(MEDIAPIPE, name, "RELOADING", load_log.RELOAD)
                 graph_log = logging.getLogger("ovmsx.graphs")

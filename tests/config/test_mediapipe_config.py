@@ -101,6 +101,22 @@ def test_cloud_urls_are_kept_but_not_served(tmp_path: Path, entry: dict[str, Any
     assert "cloud storage is not supported" in str(caught.value)
 
 
+def test_paths_that_climb_with_dots_are_followed(tmp_path: Path) -> None:
+    # OVMS joins a graph's paths as strings and opens the result: ".." is not refused.
+    graph = one_graph(
+        tmp_path,
+        {
+            "name": "g",
+            "base_path": "graphs/../graphs/g",
+            "graph_path": "../shared.pbtxt",
+            "subconfig": "../sub/../subconfig.json",
+        },
+    )
+    assert graph.base_dir == tmp_path / "graphs/g"
+    assert graph.graph_file == tmp_path / "graphs/shared.pbtxt"
+    assert graph.subconfig_file == tmp_path / "graphs/subconfig.json"
+
+
 # -- subconfig ------------------------------------------------------------------------------
 
 
