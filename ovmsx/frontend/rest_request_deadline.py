@@ -129,8 +129,12 @@ class DeadlineProtocol(BoundedHeadProtocol):
 
     def _expire(self) -> None:
         phase = self._phase
+        # An answer can still be given when every earlier request on the connection has its
+        # answer, and this one has none begun (an early 413 or 503 may have been sent already).
+        cycle = self.cycle
         answerable = self._answered == self._begun - 1 and (
-            phase is _Phase.HEAD or (phase is _Phase.BODY and not self.cycle.response_started)
+            phase is _Phase.HEAD
+            or (phase is _Phase.BODY and cycle is not None and not cycle.response_started)
         )
         _Closed.count += 1
         log.debug(
