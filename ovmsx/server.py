@@ -107,7 +107,14 @@ async def _start_rest(
         )
     address = options.rest_bind_address
     try:
-        rest = RestServer(RestApp(context), address, options.rest_port, reuse_port, budget)
+        rest = RestServer(
+            RestApp(context),
+            address,
+            options.rest_port,
+            reuse_port,
+            budget,
+            request_timeout=options.rest_request_timeout,
+        )
     except OSError as error:
         log.error("Failed to start REST server on %s:%d: %s", address, options.rest_port, error)
         return None

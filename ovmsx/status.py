@@ -75,6 +75,8 @@ _REST_ROWS = (
         500,
     ),
     ("REST_PROTO_TO_STRING_ERROR", "Response parsing to JSON error", 500),
+    # OVMS has this code (a request nested deeper than it takes); its message is ovmsx's.
+    ("JSON_NESTING_DEPTH_EXCEEDED", "JSON nesting depth exceeds the limit", 400),
     ("SERVER_NOT_READY", "Server is not ready", 503),
 )
 

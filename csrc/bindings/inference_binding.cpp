@@ -57,6 +57,39 @@ bool has_large_bytes_input(const std::vector<std::shared_ptr<Tensor>>& inputs) {
   return false;
 }
 
+// OpenVINO's text is not always UTF-8 (a key or value can hold any bytes): invalid bytes are
+// replaced rather than failing the whole metadata.
+py::str text_of(const std::string& text) {
+  PyObject* decoded =
+      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
+  if (decoded == nullptr) {
+    throw py::error_already_set();
+  }
+  return py::reinterpret_steal<py::str>(decoded);
+}
+
+// rt_info["model_info"] as nested dicts: each entry's map is found by walking its path, which
+// exists already, since the core lists a map before its entries.
+py::object model_info_dict(const ModelSource& source) {
+  const auto entries = source.model_info();
+  if (!entries) {
+    return py::none();
+  }
+  py::dict root;
+  for (const auto& entry : *entries) {
+    py::dict parent = root;
+    for (std::size_t i = 0; i + 1 < entry.path.size(); ++i) {
+      parent = parent[text_of(entry.path[i])].cast<py::dict>();
+    }
+    if (entry.is_map) {
+      parent[text_of(entry.path.back())] = py::dict();
+    } else {
+      parent[text_of(entry.path.back())] = text_of(entry.value);
+    }
+  }
+  return std::move(root);
+}
+
 std::string property_as_string(const ov::CompiledModel& model, const std::string& name) {
   return model.get_property(name).as<std::string>();
 }
@@ -94,6 +127,8 @@ void register_inference(py::module_& m) {
                   py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("inputs", &ModelSource::inputs)
       .def_property_readonly("outputs", &ModelSource::outputs)
+      .def_property_readonly("model_info", &model_info_dict,
+                             "rt_info['model_info'] as nested dicts of strings, or None.")
       .def("set_layouts", &ModelSource::set_layouts, py::arg("layouts"),
            py::call_guard<py::gil_scoped_release>(),
            "{input: (tensor_layout, model_layout)}; empty strings leave a side unset.")

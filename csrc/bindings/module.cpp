@@ -16,6 +16,7 @@ PYBIND11_MODULE(_core, m) {
   ovmsx::bindings::register_inference(m);
   ovmsx::bindings::register_kserve_direct(m);
   ovmsx::bindings::register_custom_node(m);
+  ovmsx::bindings::register_json_depth(m);
   m.def("tune_allocator", &ovmsx::tune_allocator, pybind11::arg("mmap_threshold"),
         pybind11::arg("trim_threshold"),
         "Raise glibc's mmap and trim thresholds (bytes); False where unsupported.");

@@ -12,5 +12,6 @@ void register_kserve_wire(pybind11::module_& m);
 void register_inference(pybind11::module_& m);
 void register_kserve_direct(pybind11::module_& m);
 void register_custom_node(pybind11::module_& m);
+void register_json_depth(pybind11::module_& m);
 
 }  // namespace ovmsx::bindings

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/model_info.h"
+
 namespace ovmsx {
 
 // One dimension as OpenVINO bounds it: a static d is {d, d}; a dynamic one {min, -1} or a
@@ -42,6 +44,11 @@ class ModelSource {
 
   std::vector<PortInfo> inputs() const;
   std::vector<PortInfo> outputs() const;
+
+  // rt_info["model_info"] of the model as it is now (core/model_info.h).
+  std::optional<std::vector<ModelInfoEntry>> model_info() const {
+    return ovmsx::model_info(*model_);
+  }
 
   // Per-input layouts: {name: {tensor_layout, model_layout}}. The model layout is declared
   // on the model; a differing tensor layout adds the transposition (OVMS "NHWC:NCHW").

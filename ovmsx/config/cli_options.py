@@ -12,6 +12,7 @@ import argparse
 import ipaddress
 import json
 import logging
+import math
 import os
 import re
 import sys
@@ -120,6 +121,9 @@ class ServerOptions:
     """``--grpc_channel_arguments``: ``(key, value)`` pairs; integer-looking values are ints."""
     rest_workers: int | None = None
     """``--rest_workers``: 2 to 10000, needs ``--rest_port``; ``None`` = server default."""
+    rest_request_timeout: float = 30.0
+    """``--rest_request_timeout`` (ovmsx's own): seconds a REST request's head, or its body,
+    may take to arrive before its connection is closed (rest_request_deadline.py)."""
     log_level: str = "INFO"
     """``--log_level``: one of ``LOG_LEVELS``."""
     log_path: Path | None = None
@@ -248,6 +252,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="REST worker threads in OVMS (2..10000); checked, then unused: see --grpc_workers",
     )
+    add(
+        "--rest_request_timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        default=30.0,
+        help="ovmsx's own: seconds a REST request's head or body may take to arrive (30)",
+    )
     add("--log_level", metavar="LEVEL", default="INFO", help="one of " + ", ".join(LOG_LEVELS))
     add("--log_path", metavar="PATH", help="also write the log to this file")
     add(
@@ -362,6 +373,7 @@ def _options(args: argparse.Namespace) -> ServerOptions:
         grpc_memory_quota=args.grpc_memory_quota,
         grpc_channel_arguments=_channel_arguments(args.grpc_channel_arguments or ""),
         rest_workers=args.rest_workers,
+        rest_request_timeout=args.rest_request_timeout,
         log_level=args.log_level,
         log_path=_absolute(args.log_path),
         file_system_poll_wait_seconds=args.file_system_poll_wait_seconds,
@@ -436,6 +448,16 @@ def _uint(text: str) -> int:
     if not _DIGITS.fullmatch(text.strip()):
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
     return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return seconds
 
 
 def _bool(text: str) -> bool:

@@ -27,18 +27,28 @@ def _tensors(ports: list[_core.PortInfo]) -> list[pb.ModelMetadataResponse.Tenso
 
 
 def model_metadata(registry: ServableRegistry, name: str, version: str) -> pb.ModelMetadataResponse:
+    return model_metadata_and_info(registry, name, version)[0]
+
+
+def model_metadata_and_info(
+    registry: ServableRegistry, name: str, version: str
+) -> tuple[pb.ModelMetadataResponse, dict[str, object] | None]:
+    """A model version's metadata, and the model_info of its rt_info (or None), both of the
+    one version that answers. KServe's ModelMetadataResponse has no field for the latter:
+    only REST shows it."""
     found = registry.serving_version(name, version)
     compiled = found.compiled
     assert compiled is not None  # serving_version only returns available versions
     model = registry.model(name)
     versions = sorted({found.version, *model.available_versions()})
-    return pb.ModelMetadataResponse(
+    response = pb.ModelMetadataResponse(
         name=name,
         versions=[str(v) for v in versions],
         platform=PLATFORM,
         inputs=_tensors(compiled.inputs),
         outputs=_tensors(compiled.outputs),
     )
+    return response, compiled.model_info
 
 
 def graph_metadata(graph: Graph, version: str) -> pb.ModelMetadataResponse:

@@ -28,13 +28,22 @@ MAX_HEAD_BYTES = 64 << 10
 LINGER_BYTES = 8 << 20
 LINGER_SECONDS = 5.0
 
-_BODY = orjson.dumps({"error": f"Request header section larger than {MAX_HEAD_BYTES} bytes"})
-_REFUSAL = (
-    b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
-    b"content-type: application/json\r\n"
-    b"content-length: %d\r\n"
-    b"connection: close\r\n\r\n" % len(_BODY)
-) + _BODY
+
+def closing_answer(status_line: bytes, message: str) -> bytes:
+    """A whole HTTP answer ``{"error": message}`` that closes the connection, written straight
+    to the transport when there is no request for the application to answer."""
+    body = orjson.dumps({"error": message})
+    head = (
+        b"HTTP/1.1 %s\r\ncontent-type: application/json\r\ncontent-length: %d\r\n"
+        b"connection: close\r\n\r\n" % (status_line, len(body))
+    )
+    return head + body
+
+
+_REFUSAL = closing_answer(
+    b"431 Request Header Fields Too Large",
+    f"Request header section larger than {MAX_HEAD_BYTES} bytes",
+)
 
 
 class BoundedHeadProtocol(HttpToolsProtocol):
@@ -70,9 +79,13 @@ class BoundedHeadProtocol(HttpToolsProtocol):
 
     def _refuse(self) -> None:
         self._in_head = False
+        self.close_with(_REFUSAL)
+
+    def close_with(self, answer: bytes) -> None:
+        """Write ``answer`` and close, lingering (above) so that the client can read it."""
         self._dropping = LINGER_BYTES
         transport = self.transport
-        transport.write(_REFUSAL)
+        transport.write(answer)
         if transport.can_write_eof():
             transport.write_eof()  # sent once the answer is written
             self.loop.call_later(LINGER_SECONDS, transport.close)

@@ -140,9 +140,16 @@ def _json_data(output: Output) -> object:
     )
 
 
+_NO_BYTES = memoryview(b"")
+
+
 def _bytes_view(tensor: _core.Tensor) -> memoryview:
     view = memoryview(tensor)
-    return view if view.format == "B" and view.ndim == 1 else view.cast("B")
+    if view.format == "B" and view.ndim == 1:
+        return view
+    # memoryview.cast refuses a shape with a zero in it ([0, 10], [1, 0]): such a tensor has no
+    # bytes, and its answer is "data": [] (or binary_data_size 0).
+    return view.cast("B") if view.nbytes else _NO_BYTES
 
 
 def _typed_data(tensor: pb.ModelInferResponse.InferOutputTensor) -> memoryview:

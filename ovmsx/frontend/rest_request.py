@@ -16,10 +16,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import orjson
-
 from ovmsx.datatypes import element_size
 from ovmsx.frontend.rest_inputs import RestInput, json_values
+from ovmsx.frontend.rest_json import parse_json
 from ovmsx.quoting import quote
 from ovmsx.servables.infer_request import InferRequest
 from ovmsx.status import StatusCode, status_error
@@ -57,7 +56,7 @@ def decode_request(
     if not isinstance(request_id, str):
         raise status_error(StatusCode.REST_COULD_NOT_PARSE_INPUT, "id must be a string")
     parameters = _parameters(document.get("parameters"), "request")
-    default = _flag(parameters, BINARY_DATA_OUTPUT, "request")
+    default = _flag(parameters, BINARY_DATA_OUTPUT)
     outputs, binary_choices = _outputs(document.get("outputs"))
     specs = document.get("inputs")
     if specs is None or specs == []:
@@ -81,6 +80,7 @@ def decode_request(
             raw = tail[offset : offset + size]
             offset += size
         given.append(RestInput(spec.name, spec.datatype, spec.shape, raw, spec.values))
+    _check_one_kind(given)
     request = InferRequest(
         servable_name=servable,
         version=version,
@@ -90,15 +90,6 @@ def decode_request(
         parameters=parameters,
     )
     return request, OutputFormat(default, binary_choices)
-
-
-def parse_json(text: memoryview | bytes) -> object:
-    """JSON text as Python objects; malformed text is OVMS's JSON_INVALID (a client error)."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError as error:
-        failure = f"Error: {error.msg} Offset: {error.pos}"
-    raise status_error(StatusCode.JSON_INVALID, failure)
 
 
 def _json_end(header: str | None, size: int) -> int:
@@ -138,17 +129,23 @@ def _parameters(node: object, where: str) -> dict[str, object]:
     return node
 
 
-def _flag(parameters: dict[str, object], key: str, where: str) -> bool:
-    """A boolean parameter of the binary-data extension (false when absent). Any other value
-    is refused: a client sending "true" as a string would otherwise get JSON it did not ask
-    for, silently."""
-    value = parameters.get(key, False)
-    if not isinstance(value, bool):
+def _flag(parameters: dict[str, object], key: str) -> bool:
+    """A boolean parameter of the binary-data extension: true only when it is JSON ``true``.
+    OVMS reads it as a protobuf InferParameter's bool_param, which is false for a string or a
+    number, so ``"true"`` (a string) asks for nothing, and is no error."""
+    return parameters.get(key) is True
+
+
+def _check_one_kind(inputs: list[RestInput]) -> None:
+    """OVMS moves binary inputs into ModelInferRequest.raw_input_contents, and then refuses a
+    request whose other inputs keep their data in ``contents``: one kind for all inputs."""
+    binary = [given.name for given in inputs if given.is_raw]
+    if binary and len(binary) < len(inputs):
+        with_json = next(given.name for given in inputs if not given.is_raw)
         raise status_error(
-            StatusCode.REST_COULD_NOT_PARSE_PARAMETERS,
-            f"{where} parameter {key} must be a boolean",
+            StatusCode.INVALID_MESSAGE_STRUCTURE,
+            f"input {quote(binary[0])} is binary data, input {quote(with_json)} is JSON data",
         )
-    return value
 
 
 def _outputs(node: object) -> tuple[list[str], dict[str, bool]]:
@@ -169,7 +166,7 @@ def _outputs(node: object) -> tuple[list[str], dict[str, bool]]:
         where = f"output {quote(name)}"
         listed = _parameters(item.get("parameters"), where)
         if BINARY_DATA in listed:
-            choices[name] = _flag(listed, BINARY_DATA, where)
+            choices[name] = _flag(listed, BINARY_DATA)
     return names, choices
 
 

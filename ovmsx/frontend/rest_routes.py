@@ -1,9 +1,9 @@
 """Which REST endpoint a request's method and path name, by OVMS's rules.
 
 OVMS (src/http_rest_api_handler.cpp) takes GET and POST only (anything else: 406 "Unsupported
-method"), refuses paths escaping with "..", and matches whole paths against its routes; a path
-that exists for the other method is 406 too, any other path 400 "Invalid request URL". Model
-names in paths are percent-decoded; query strings are ignored.
+method"), refuses paths escaping with ".." (``escapes``), and matches whole paths against its
+routes; a path that exists for the other method is 406 too, any other path 400 "Invalid request
+URL". Model names in paths are percent-decoded; query strings are ignored.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def route(method: str, path: str) -> Route:
     if method not in (GET, POST):
         raise status_error(StatusCode.REST_UNSUPPORTED_METHOD, method)
     path = path.partition("?")[0]
-    if "../" in path or "/.." in path or path == "..":
+    if escapes(path):
         raise status_error(StatusCode.PATH_INVALID, "a path escaping with .. is forbidden")
     found = _match(path)
     if found is None:
@@ -80,6 +80,14 @@ def route(method: str, path: str) -> Route:
     if method != allowed:
         raise status_error(StatusCode.REST_UNSUPPORTED_METHOD, f"{method} {path}")
     return matched
+
+
+def escapes(path: str) -> bool:
+    """OVMS's rule for a path that climbs out with "..": it begins with "../", contains
+    "/../", or its first "/.." ends it. A name that merely begins with ".." (``/v2/models/..a``)
+    is a name like any other, and an unknown one is 404."""
+    first = path.find("/..")
+    return path.startswith("../") or "/../" in path or (first >= 0 and first == len(path) - 3)
 
 
 def _match(path: str) -> tuple[Route, str] | None:

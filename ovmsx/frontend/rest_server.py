@@ -10,7 +10,8 @@ listening socket itself, so that:
 - the processes of ``--grpc_workers N`` share the port with ``SO_REUSEPORT``, as they share
   gRPC's.
 
-Limits: a request's head is bounded (rest_head_limit.py, 431 past 64 KiB); its body counts
+Limits: a request's head is bounded (rest_head_limit.py, 431 past 64 KiB); a head or body that
+does not arrive in time closes its connection (rest_request_deadline.py, 408); its body counts
 against the memory budget shared with gRPC (memory_budget.py, ``--grpc_memory_quota``) from
 the moment it is being read until it is answered. A body that can never fit (over the quota,
 or over 1 GiB) gets 413 and the connection is closed; one that does not fit now, beside the
@@ -24,6 +25,7 @@ flight finish (up to the grace period).
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import socket
 
@@ -32,7 +34,7 @@ import uvicorn
 
 from ovmsx.frontend.memory_budget import MemoryBudget
 from ovmsx.frontend.rest_app import RestApp
-from ovmsx.frontend.rest_head_limit import BoundedHeadProtocol
+from ovmsx.frontend.rest_request_deadline import DEFAULT_TIMEOUT_SECONDS, DeadlineProtocol
 from ovmsx.frontend.rest_response import RestResponse
 
 log = logging.getLogger("ovmsx.server")
@@ -187,12 +189,15 @@ class RestServer:
         port: int,
         reuse_port: bool = False,
         budget: MemoryBudget | None = None,
+        request_timeout: float = DEFAULT_TIMEOUT_SECONDS,
     ) -> None:
+        """``request_timeout``: seconds a request's head, or its body, may take to arrive."""
         self._socket = listening_socket(address, port, reuse_port)
         self.port: int = self._socket.getsockname()[1]
         config = uvicorn.Config(
             asgi_application(app, budget),
-            http=BoundedHeadProtocol,  # httptools, with a bound on request heads
+            # httptools, with a bound on request heads and a deadline for their bytes
+            http=functools.partial(DeadlineProtocol, request_timeout=request_timeout),
             ws="none",
             lifespan="off",
             log_config=None,  # ovmsx's logging stays as ovmsx set it

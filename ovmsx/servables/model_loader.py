@@ -63,6 +63,9 @@ class CompiledVersion:
     output_names: frozenset[str]
     by_name_order: tuple[int, ...]  # output indices in name order, OVMS's response order
     direct: _core.DirectInfer  # plain ModelInfer requests answered whole in C++
+    model_info: dict[str, object] | None = None
+    """The model's rt_info["model_info"] (nested dicts of strings), which REST metadata shows;
+    None when the model has none."""
     meter: InferenceMeter | None = field(default=None, compare=False)
     """Times this version's inferences when metrics are on (``attach_meter``)."""
 
@@ -242,6 +245,7 @@ def compile_version(
         properties.setdefault(key, value)  # the model's own plugin_config wins
     if cache_dir is not None and config.allow_cache:
         properties.setdefault("CACHE_DIR", str(cache_dir))
+    model_info = source.model_info  # read before compiling, from the model as adjusted
     compiled = source.compile(config.target_device, properties)
     pool = _core.InferencePool(compiled, config.nireq, completions)
     inputs, outputs = compiled.inputs, compiled.outputs
@@ -249,4 +253,6 @@ def compile_version(
     order = tuple(sorted(range(len(outputs)), key=lambda i: outputs[i].name))
     validator = InputValidator(inputs)
     direct = _core.DirectInfer(pool, inputs, outputs, str(number))
-    return CompiledVersion(path, compiled, pool, inputs, outputs, validator, names, order, direct)
+    return CompiledVersion(
+        path, compiled, pool, inputs, outputs, validator, names, order, direct, model_info
+    )

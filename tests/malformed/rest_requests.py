@@ -19,6 +19,11 @@ Message = str | re.Pattern[str]
 PACE = 0.05
 
 JSON_INVALID = "The file is not valid json"
+NESTING = "JSON nesting depth exceeds the limit"
+MESSAGE_STRUCTURE = (
+    "Passing buffers both in ModelInferRequest::InferInputTensor::contents and in "
+    "ModelInferRequest::raw_input_contents is not allowed"
+)
 NOT_AN_OBJECT = "Request body should be JSON object"
 NO_INPUTS = "Invalid JSON structure, missing inputs"
 UNPARSABLE = "Could not parse input content. Not valid ndarray detected"

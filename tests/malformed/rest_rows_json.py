@@ -3,6 +3,9 @@ datatypes and values. Each gets the exact HTTP status and ``{"error": ...}`` mes
 
 from __future__ import annotations
 
+import json
+
+from good_requests import TYPED
 from grpc_requests import (
     DIMS_16,
 )
@@ -17,6 +20,8 @@ from ovms_messages import (
 )
 from rest_requests import (
     JSON_INVALID,
+    MESSAGE_STRUCTURE,
+    NESTING,
     NO_INPUTS,
     NOT_AN_OBJECT,
     PARAMETERS,
@@ -30,36 +35,155 @@ from rest_requests import (
 
 DEEP = b'{"inputs": [{"name": "input", "shape": [1, 10], "datatype": "FP32", "data": '
 DEEP += b"[" * 100_000 + b"]" * 100_000 + b"}]}"
+# The 101st container: the body's object, "inputs", the input, then the 98th "[" of "data".
+DEEP_AT = DEEP.index(b"[[") + 97
+# Valid JSON 101 levels deep in a field nobody reads: refused all the same, as OVMS refuses it.
+DEEP_IGNORED = b'{"extra": ' + b"[" * 100 + b"]" * 100 + b", " + body("add_one")[1:]
+DEEP_IGNORED_AT = DEEP_IGNORED.index(b"[") + 99  # the body's object is the first level
+TRUNCATED = body("add_one")[:-3]
+NAN = body("add_one").replace(b"0.0", b"NaN")
+
+
+def json_error(message: str, offset: int) -> str:
+    """OVMS's JSON_INVALID: RapidJSON's message and the offset where its parser stood."""
+    return f"{JSON_INVALID} - Error: {message} Offset: {offset}"
+
+
+def too_deep(offset: int) -> str:
+    return (
+        f"{NESTING} - more than 100 levels of arrays and objects; the first one too deep opens "
+        f"at offset {offset}"
+    )
+
+
+def _mixed() -> tuple[bytes, tuple[tuple[str, str], ...]]:
+    """The typed request with its first input's data moved to the binary tail, the others'
+    left in the JSON."""
+    document = json.loads(body("typed"))
+    first = document["inputs"][0]
+    del first["data"]
+    tail = TYPED[first["name"]].tobytes()
+    first["parameters"] = {"binary_data_size": len(tail)}
+    head = json.dumps(document).encode()
+    return head + tail, (("Inference-Header-Content-Length", str(len(head))),)
+
+
+MIXED_BODY, MIXED_HEADERS = _mixed()
+
 
 JSON_ROWS: list[RestRow] = [
     # -- garbage JSON ---------------------------------------------------------------------
     RestRow(
-        "not-json",
-        "add_one",
-        b"{not json",
-        412,
-        f"{JSON_INVALID} - Error: unexpected character, expected a string key Offset: 1",
+        "not-json", "add_one", b"{not json", 412, json_error("Missing a name for object member.", 1)
     ),
-    RestRow(
-        "empty-body",
-        "add_one",
-        b"",
-        412,
-        f"{JSON_INVALID} - Error: Input is a zero-length, empty document Offset: 0",
-    ),
+    RestRow("empty-body", "add_one", b"", 412, json_error("The document is empty.", 0)),
+    RestRow("blank-body", "add_one", b" \r\n", 412, json_error("The document is empty.", 3)),
     RestRow(
         "body-truncated",
         "add_one",
-        body("add_one")[:-3],
+        TRUNCATED,
         412,
-        f"{JSON_INVALID} - Error: unexpected end of data Offset: 126",
+        json_error("Missing a comma or '}' after an object member.", len(TRUNCATED)),
     ),
     RestRow(
         "body-not-utf8",
         "add_one",
         b'{"id": "\xff"}',
         412,
-        f"{JSON_INVALID} - Error: str is not valid UTF-8: surrogates not allowed Offset: 0",
+        json_error("Invalid encoding in string.", 8),
+    ),
+    RestRow(
+        "json-literal-misspelt",
+        "add_one",
+        b'{"inputs": tru}',
+        412,
+        json_error("Invalid value.", 14),
+    ),
+    RestRow(
+        "json-object-comma-missing",
+        "add_one",
+        b'{"id": "a" "inputs": []}',
+        412,
+        json_error("Missing a comma or '}' after an object member.", 11),
+    ),
+    RestRow(
+        "json-array-comma-missing",
+        "add_one",
+        b'{"inputs": [{} {}]}',
+        412,
+        json_error("Missing a comma or ']' after an array element.", 15),
+    ),
+    RestRow(
+        "json-array-trailing-comma",
+        "add_one",
+        b'{"inputs": [{},]}',
+        412,
+        json_error("Invalid value.", 15),
+    ),
+    RestRow(
+        "json-name-missing",
+        "add_one",
+        b'{"id": "a", }',
+        412,
+        json_error("Missing a name for object member.", 12),
+    ),
+    RestRow(
+        "json-colon-missing",
+        "add_one",
+        b'{"inputs" []}',
+        412,
+        json_error("Missing a colon after a name of object member.", 10),
+    ),
+    RestRow(
+        "json-escape-invalid",
+        "add_one",
+        b'{"id": "a\\q"}',
+        412,
+        json_error("Invalid escape character in string.", 9),
+    ),
+    RestRow(
+        "json-unicode-escape-invalid",
+        "add_one",
+        b'{"id": "\\u12G4"}',
+        412,
+        json_error("Incorrect hex digit after \\u escape in string.", 8),
+    ),
+    RestRow(
+        "json-surrogate-alone",
+        "add_one",
+        b'{"id": "\\ud800x"}',
+        412,
+        json_error("The surrogate pair in string is invalid.", 8),
+    ),
+    RestRow(
+        "json-control-character-in-string",
+        "add_one",
+        b'{"id": "a\tb"}',
+        412,
+        json_error("Invalid encoding in string.", 9),
+    ),
+    RestRow(
+        "json-string-unterminated",
+        "add_one",
+        b'{"id": "abc',
+        412,
+        json_error("Missing a closing quotation mark in string.", 11),
+    ),
+    RestRow(
+        "json-root-not-singular",
+        "add_one",
+        body("add_one") + b" {}",
+        412,
+        json_error(
+            "The document root must not be followed by other values.", len(body("add_one")) + 1
+        ),
+    ),
+    RestRow(
+        "json-fraction-missing",
+        "add_one",
+        b'{"id": 1.}',
+        412,
+        json_error("Miss fraction part in number.", 9),
     ),
     RestRow("body-array", "add_one", b"[]", 400, NOT_AN_OBJECT),
     RestRow("body-string", "add_one", b'"inputs"', 400, NOT_AN_OBJECT),
@@ -127,26 +251,23 @@ JSON_ROWS: list[RestRow] = [
         400,
         f"{UNPARSABLE} - FP32 data must be numbers; input name: input",
     ),
-    RestRow(
-        "data-nan",
-        "add_one",
-        body("add_one").replace(b"0.0", b"NaN"),
-        412,
-        f"{JSON_INVALID} - Error: unexpected character, expected a JSON value Offset: 77",
-    ),
+    RestRow("data-nan", "add_one", NAN, 412, json_error("Invalid value.", NAN.index(b"NaN"))),
     RestRow(
         "data-infinity",
         "add_one",
-        body("add_one").replace(b"0.0", b"Infinity"),
+        body("add_one").replace(b"0.0", b"-Infinity"),
         412,
-        f"{JSON_INVALID} - Error: unexpected character, expected a JSON value Offset: 77",
+        json_error("Invalid value.", NAN.index(b"NaN") + 1),
     ),
+    RestRow("data-deep-nesting", "add_one", DEEP, 400, too_deep(DEEP_AT)),
+    RestRow("ignored-field-101-deep", "add_one", DEEP_IGNORED, 400, too_deep(DEEP_IGNORED_AT)),
     RestRow(
-        "data-deep-nesting",
-        "add_one",
-        DEEP,
-        412,
-        f"{JSON_INVALID} - Error: depth limit exceeded Offset: 1098",
+        "inputs-json-and-binary",
+        "typed",
+        MIXED_BODY,
+        400,
+        f"{MESSAGE_STRUCTURE} - input int8 is binary data, input int16 is JSON data",
+        headers=MIXED_HEADERS,
     ),
     RestRow(
         "id-number", "add_one", top("add_one", id=7), 400, f"{UNPARSABLE} - id must be a string"

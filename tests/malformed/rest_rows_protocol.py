@@ -26,7 +26,6 @@ from rest_requests import (
     RestRow,
     body,
     infer_path,
-    top,
 )
 
 LENGTH = "Inference-Header-Content-Length"
@@ -140,20 +139,6 @@ PROTOCOL_ROWS: list[RestRow] = [
         400,
         f"{VALUE_COUNT} - BYTES buffer of 10 bytes holds 2 elements; the shape needs 1",
         shape=[1],
-    ),
-    RestRow(
-        "binary-output-not-bool",
-        "add_one",
-        top("add_one", parameters={"binary_data_output": "true"}),
-        400,
-        f"{PARAMETERS} - request parameter binary_data_output must be a boolean",
-    ),
-    RestRow(
-        "binary-data-not-bool",
-        "add_one",
-        top("add_one", outputs=[{"name": "output", "parameters": {"binary_data": 1}}]),
-        400,
-        f"{PARAMETERS} - output output parameter binary_data must be a boolean",
     ),
     # -- names and routes -----------------------------------------------------------------
     RestRow(

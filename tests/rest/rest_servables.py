@@ -7,6 +7,9 @@
 - ``half``: FP16 ``input`` [-1] -> ``output``, a copy;
 - ``identity``: FP32 ``input`` [-1,-1] -> ``output``, a copy (for large requests);
 - ``versioned``: versions 1 and 2 of add_one adding 1 and 2, both served;
+- ``labelled``: add_one saved with a ``model_info`` section in its runtime info (``LABELS``);
+- ``emptied``: FP32 ``input`` [1,10] -> ``rows`` [0,10] and ``cols`` [1,0], outputs with no
+  elements;
 - ``add_two``: a pipeline running add_one twice;
 - ``echo``: a graph whose Python node returns its input (any datatype, shape kept);
 - ``passthrough``: a graph taking the whole request (REQUEST) and answering with a whole
@@ -97,6 +100,34 @@ def half_model() -> ov.Model:
     return ov.Model([y], [x], "half")
 
 
+# The model_info section "labelled" is saved with, as REST metadata shows it: values as text.
+LABELS = {
+    "labels": "cat dog",
+    "confidence_threshold": "0.5",
+    "resolution": {"height": "200", "width": "300"},
+}
+
+
+def labelled_model() -> ov.Model:
+    model = sm.add_constant([1, 10], 1, "labelled")
+    model.set_rt_info("cat dog", ["model_info", "labels"])
+    model.set_rt_info(0.5, ["model_info", "confidence_threshold"])  # saved as text
+    model.set_rt_info("200", ["model_info", "resolution", "height"])
+    model.set_rt_info("300", ["model_info", "resolution", "width"])
+    model.set_rt_info("not shown", ["other_section", "key"])  # only model_info is
+    return model
+
+
+def emptied_model() -> ov.Model:
+    x = ops.parameter([1, 10], ov.Type.f32, name="input")
+    zero, one = ops.constant(np.int64([0])), ops.constant(np.int64([1]))
+    rows = ops.slice(x, zero, zero, one, ops.constant(np.int64([0])))
+    cols = ops.slice(x, zero, zero, one, ops.constant(np.int64([1])))
+    rows.output(0).get_tensor().set_names({"rows"})
+    cols.output(0).get_tensor().set_names({"cols"})
+    return ov.Model([rows, cols], [x], "emptied")
+
+
 def write_servables(root: Path) -> Path:
     """Every servable above under ``root``; returns the path of the config serving them."""
     sm.save(sm.add_constant([1, 10], 1, "add_one"), root / "add_one")
@@ -105,11 +136,22 @@ def write_servables(root: Path) -> Path:
     sm.save(sm.strings(), root / "strings")
     sm.save(half_model(), root / "half")
     sm.save(sm.identity([-1, -1]), root / "identity")
+    sm.save(labelled_model(), root / "labelled")
+    sm.save(emptied_model(), root / "emptied")
     for version in (1, 2):
         sm.save(sm.add_constant([1, 10], version, "versioned"), root / "versioned", version)
     models = [
         {"name": name, "base_path": str(root / name), "plugin_config": F32}
-        for name in ("add_one", "two_inputs", "typed", "strings", "half", "identity")
+        for name in (
+            "add_one",
+            "two_inputs",
+            "typed",
+            "strings",
+            "half",
+            "identity",
+            "labelled",
+            "emptied",
+        )
     ]
     models.append(
         {

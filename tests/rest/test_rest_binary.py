@@ -69,16 +69,13 @@ def test_each_output_chooses_its_form(rest: RestProcess) -> None:
     a = np.array([[1, 2, 3, 4]], np.float32)
     b = np.array([[4, 3, 2, 1]], np.float32)
     document = {
-        "inputs": [
-            _binary_input("a", [1, 4], "FP32", 16),
-            {"name": "b", "shape": [1, 4], "datatype": "FP32", "data": b.ravel().tolist()},
-        ],
+        "inputs": [_binary_input("a", [1, 4], "FP32", 16), _binary_input("b", [1, 4], "FP32", 16)],
         "outputs": [
             {"name": "sum", "parameters": {"binary_data": False}},
             {"name": "diff", "parameters": {"binary_data": True}},
         ],
     }
-    reply = _post(rest, "two_inputs", document, a.tobytes())
+    reply = _post(rest, "two_inputs", document, a.tobytes() + b.tobytes())
     assert reply.status == 200, reply.body
     answer, tail = _split(reply)
     total, difference = answer["outputs"]
@@ -93,6 +90,46 @@ def test_binary_data_output_false_is_json(rest: RestProcess) -> None:
         "parameters": {"binary_data_output": False},
     }
     assert rest.infer("add_one", document).json()["outputs"][0]["data"] == [1.0] * 10
+
+
+@pytest.mark.parametrize("value", ["true", 1, None, {"x": True}])
+def test_binary_data_output_not_a_boolean_is_ignored(rest: RestProcess, value: object) -> None:
+    """OVMS reads the flag as a boolean parameter, which anything but true leaves false: the
+    answer is JSON, and no error."""
+    document = {
+        "inputs": [{"name": "input", "shape": [1, 10], "datatype": "FP32", "data": [0] * 10}],
+        "parameters": {"binary_data_output": value},
+    }
+    if isinstance(value, dict):  # an object is no KServe parameter at all
+        reply = rest.infer("add_one", document)
+        assert reply.status == 400
+        assert reply.error.startswith("Could not parse request parameters")
+        return
+    if value is None:
+        document["outputs"] = [{"name": "output", "parameters": {"binary_data": "yes"}}]
+        del document["parameters"]
+    reply = rest.infer("add_one", document)
+    assert reply.status == 200, reply.body
+    assert "inference-header-content-length" not in reply.headers
+    assert reply.json()["outputs"][0]["data"] == [1.0] * 10
+
+
+def test_json_and_binary_inputs_are_not_mixed(rest: RestProcess) -> None:
+    """OVMS keeps binary inputs apart from JSON ones, and refuses a request with both."""
+    a = np.array([[1, 2, 3, 4]], np.float32)
+    document = {
+        "inputs": [
+            _binary_input("a", [1, 4], "FP32", 16),
+            {"name": "b", "shape": [1, 4], "datatype": "FP32", "data": [4, 3, 2, 1]},
+        ]
+    }
+    reply = _post(rest, "two_inputs", document, a.tobytes())
+    assert reply.status == 400
+    assert reply.error == (
+        "Passing buffers both in ModelInferRequest::InferInputTensor::contents and in "
+        "ModelInferRequest::raw_input_contents is not allowed - input a is binary data, "
+        "input b is JSON data"
+    )
 
 
 def _packed(*items: bytes) -> bytes:

@@ -114,10 +114,30 @@ def test_unknown_urls(rest: RestProcess, path: str) -> None:
         assert reply.headers["content-type"] == JSON
 
 
-def test_a_path_escaping_with_dots_is_refused(rest: RestProcess) -> None:
-    reply = rest.request("GET", "/v2/models/../../etc/passwd")
+@pytest.mark.parametrize(
+    "path", ["/v2/models/../../etc/passwd", "/v2/models/add_one/..", "/v2/models/a/../infer"]
+)
+def test_a_path_escaping_with_dots_is_refused(rest: RestProcess, path: str) -> None:
+    """OVMS's rule: a path beginning with "../", holding "/../", or whose first "/.." ends it."""
+    reply = rest.request("GET", path)
     assert reply.status == 400
-    assert reply.error.startswith("The provided base path is invalid or doesn't exists")
+    assert reply.error == (
+        "The provided base path is invalid or doesn't exists - a path escaping with .. is forbidden"
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [("/v2/models/..iO!.0?E*/versions/1", "..iO!.0"), ("/v2/models/..x/versions/1", "..x")],
+)
+def test_a_name_merely_beginning_with_dots_is_a_name(
+    rest: RestProcess, path: str, name: str
+) -> None:
+    """No "../" nor "/../" in it: an unknown model, as any other (the query is ignored)."""
+    reply = rest.request("GET", path)
+    assert reply.status == 404, reply.body
+    assert reply.error.startswith("Model with requested name is not found"), reply.error
+    assert name in reply.error
 
 
 @pytest.mark.parametrize(
