@@ -8,7 +8,7 @@
   ``add_one`` model → ``add_one`` custom node against the same model alone, at each
   concurrency, contenders alternating over ``--rounds`` rounds.
 
-    python bench/bench_custom_nodes.py --perf-analyzer /path/to/perf_analyzer
+    python bench/bench_custom_nodes.py --perf-analyzer /path/to/perf_analyzer [--write]
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def main() -> None:
         rates = perf_bench.run_rounds(
             args, stack, config, root, contenders, lambda server: check_answers(server.url, model)
         )
-    perf_bench.publish(section(args, calls, rates), SECTION, args)
+    perf_doc.publish(section(args, calls, rates), SECTION, args)
 
 
 if __name__ == "__main__":

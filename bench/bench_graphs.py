@@ -12,7 +12,7 @@ Three figures, all from one ovmsx server in one run:
 
 Runs alternate between contenders every round so that drift hits all alike.
 
-    python bench/bench_graphs.py --perf-analyzer /path/to/perf_analyzer
+    python bench/bench_graphs.py --perf-analyzer /path/to/perf_analyzer [--write]
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from pathlib import Path
 import bench_models
 import numpy as np
 import perf_bench
+import perf_doc
 from bench_serving import Server
 from infer_request_gen import InputSpec, make_inputs
 from tritonclient import grpc as triton
@@ -209,7 +210,7 @@ def main() -> None:
             lambda server: check_answers(server, model),
             between_rounds=measure_stream,
         )
-    perf_bench.publish(section(args, rates, stream), SECTION, args)
+    perf_doc.publish(section(args, rates, stream), SECTION, args)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
-"""What every perf_analyzer benchmark of an ovmsx server shares: its options, its rounds on one
-server, the first lines of its section, and writing the section.
+"""What every perf_analyzer benchmark of an ovmsx server shares: its options (and a check that
+perf_analyzer runs, before anything else), its rounds on one server, the first lines of its
+section, and writing the section (only with ``--write``).
 
     args = parse_arguments(__doc__, concurrency=[1, 4])
     rates = run_rounds(args, config, root, contenders, check=lambda server: ...)
-    publish(header("## Title", args) + table_lines, SECTION, args)
+    perf_doc.publish(header("## Title", args) + table_lines, SECTION, args)
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import perf_doc
 from bench_serving import Server, start_ovmsx
-from perf_analyzer_runner import measure_round
+from perf_analyzer_runner import measure_round, require_perf_analyzer
 
 Rates = dict[tuple[str, int], list[float]]
 
@@ -33,11 +34,11 @@ def parse_arguments(
     parser.add_argument("--measurement-ms", type=int, default=3000)
     parser.add_argument("--stability", type=float, default=20.0)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--no-write", action="store_true")
-    parser.add_argument("--doc", type=Path, default=perf_doc.DOC)
+    perf_doc.add_write_arguments(parser)
     if extra is not None:
         extra(parser)
     args = parser.parse_args()
+    args.perf_analyzer = require_perf_analyzer(args.perf_analyzer)
     args.load_before = os.getloadavg()[0]
     return args
 
@@ -82,10 +83,3 @@ def header(title: str, args: argparse.Namespace) -> list[str]:
         f"{args.load_before:.2f}.",
         "",
     ]
-
-
-def publish(text: str, section: str, args: argparse.Namespace) -> None:
-    print(text)
-    if not args.no_write:
-        perf_doc.write_section(text, section, args.doc)
-        print(f"wrote {args.doc}")
