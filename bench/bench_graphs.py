@@ -13,6 +13,7 @@ Three figures, all from one ovmsx server in one run:
 Runs alternate between contenders every round so that drift hits all alike.
 
     python bench/bench_graphs.py --perf-analyzer /path/to/perf_analyzer [--write]
+    python bench/bench_graphs.py --load-generator rest_load    # no perf_analyzer: over REST
 """
 
 from __future__ import annotations
@@ -190,6 +191,7 @@ def main() -> None:
         __doc__,
         concurrency=[1, 4],
         extra=lambda parser: parser.add_argument("--tokens", type=int, default=20000),
+        rest_load=True,
     )
     stream: list[float] = []
 

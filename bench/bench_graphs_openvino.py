@@ -10,6 +10,7 @@ alternating every round:
   converter → Python post-processing (target: >= 0.8x the model alone).
 
     python bench/bench_graphs_openvino.py --perf-analyzer /path/to/perf_analyzer [--write]
+    python bench/bench_graphs_openvino.py --load-generator rest_load   # no perf_analyzer: REST
 """
 
 from __future__ import annotations
@@ -171,7 +172,7 @@ def section(args, rates: perf_bench.Rates) -> str:
 
 
 def main() -> None:
-    args = perf_bench.parse_arguments(__doc__, concurrency=[1, 4])
+    args = perf_bench.parse_arguments(__doc__, concurrency=[1, 4], rest_load=True)
     with ExitStack() as stack:
         root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench_graphs_ov-")))
         config, model = write_repository(root)

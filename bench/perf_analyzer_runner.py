@@ -44,11 +44,12 @@ class PerfAnalyzerError(RuntimeError):
     pass
 
 
-def require_perf_analyzer(command: str) -> str:
+def require_perf_analyzer(command: str, alternative: str = "") -> str:
     """The path of a perf_analyzer that starts, or ``SystemExit`` saying how to get one.
 
     Benchmarks call this before they build models or start servers, so that a missing load
-    generator is the first thing they say, not a ``FileNotFoundError`` minutes later."""
+    generator is the first thing they say, not a ``FileNotFoundError`` minutes later.
+    ``alternative``: the flag that runs the benchmark without perf_analyzer, if it has one."""
     found = shutil.which(command)
     if found is None:
         problem = f"{command!r} is neither an executable file nor a command on PATH"
@@ -62,10 +63,10 @@ def require_perf_analyzer(command: str) -> str:
                 return found
             last = (run.stderr or run.stdout).strip().splitlines()[-1:] or [""]
             problem = f"{found} --version failed (exit {run.returncode}): {last[0]}"
-    raise SystemExit(how_to_get_perf_analyzer(problem))
+    raise SystemExit(how_to_get_perf_analyzer(problem, alternative))
 
 
-def how_to_get_perf_analyzer(problem: str) -> str:
+def how_to_get_perf_analyzer(problem: str, alternative: str = "") -> str:
     """What a benchmark says when it has no runnable perf_analyzer."""
     script = Path(sys.argv[0]).name
     libc, version = platform.libc_ver()
@@ -78,6 +79,11 @@ def how_to_get_perf_analyzer(problem: str) -> str:
         f"  pip install perf-analyzer    # Linux x86_64 with glibc {wheel} or newer ({here})\n"
         f"  bash {_shown(INSTALLER)}    # older glibc (Debian 12): the same wheel, run with a "
         "newer glibc of its own under ~/.cache/perf-analyzer; prints the path to pass"
+        + (
+            f"\nOr measure over KServe REST with the project's own load generator: {alternative}"
+            if alternative
+            else ""
+        )
     )
 
 

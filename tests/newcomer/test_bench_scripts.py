@@ -1,8 +1,9 @@
 """The benchmarks leave the tracked docs alone unless given ``--write``, and a benchmark that
-measures with perf_analyzer says, before anything else, that it needs one and how to get it.
+measures with perf_analyzer says, before anything else, that it needs one and how to get it;
+those comparing ovmsx with itself also run on the project's own REST load generator.
 
-The scripts are run for real (``--help``, or up to the perf_analyzer check) rather than timed:
-a benchmark run is minutes of load, which no test should wait for or depend on."""
+The scripts are run for real (``--help``, up to the perf_analyzer check, or one benchmark in a
+tiny run whose figures nobody looks at): no figure is checked, only what the scripts do."""
 
 from __future__ import annotations
 
@@ -135,3 +136,30 @@ def test_benchmarks_without_perf_analyzer_stop_first_and_plainly(script: str) ->
     ), done.stderr
     assert "Traceback" not in done.stderr
     assert _docs_digest() == before
+
+
+def test_a_tiny_run_on_the_own_load_generator_prints_and_writes_nothing() -> None:
+    """bench_graphs_openvino without perf_analyzer: one short round over REST."""
+    before = _docs_digest()
+    done = _run(
+        "bench_graphs_openvino.py",
+        *("--load-generator", "rest_load", "--perf-analyzer", "/nonexistent/perf_analyzer"),
+        *("--rounds", "1", "--measurement-ms", "100", "--concurrency", "1"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "bench/rest_load.py over KServe REST (binary data both ways)" in done.stdout
+    assert "| 1 | " in done.stdout  # the table's one row
+    assert "(printed only; rerun with --write to update docs/performance.md)" in done.stdout
+    assert _docs_digest() == before
+
+
+@pytest.mark.parametrize("script", ["bench_graphs.py", "bench_custom_nodes.py"])
+def test_benchmarks_that_can_run_on_rest_load_say_so_when_perf_analyzer_is_missing(
+    script: str,
+) -> None:
+    done = _run(script, "--perf-analyzer", "/nonexistent/perf_analyzer")
+    assert done.returncode == 1
+    assert done.stderr.rstrip().endswith(
+        "Or measure over KServe REST with the project's own load generator: "
+        "--load-generator rest_load"
+    )
