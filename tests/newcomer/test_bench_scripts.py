@@ -144,6 +144,7 @@ def test_a_tiny_run_on_the_own_load_generator_prints_and_writes_nothing() -> Non
     done = _run(
         "bench_graphs_openvino.py",
         *("--load-generator", "rest_load", "--perf-analyzer", "/nonexistent/perf_analyzer"),
+        *("--ovmsx", str(Path(sys.executable).with_name("ovmsx"))),  # this environment's
         *("--rounds", "1", "--measurement-ms", "100", "--concurrency", "1"),
     )
     assert done.returncode == 0, done.stderr
