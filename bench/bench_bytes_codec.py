@@ -7,11 +7,12 @@ Outputs are checked for equality before anything is timed.
 
 Run from the repository root::
 
-    python bench/bench_bytes_codec.py           # ~1 s per row; rewrites its section of the doc
+    python bench/bench_bytes_codec.py           # ~1 s per row; prints its figures
+    python bench/bench_bytes_codec.py --write   # the same, and rewrites its section of the doc
     python bench/bench_bytes_codec.py --quick   # a few seconds; prints only
 
-The figures go to docs/performance.md between the ``bench_bytes_codec:begin``/``end`` markers;
-the rest of that file is kept as it is.
+With ``--write`` the figures go to docs/performance.md between the
+``bench_bytes_codec:begin``/``end`` markers; the rest of that file is kept as it is.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from perf_doc import DOC, machine, write_section
+from perf_doc import add_write_arguments, machine, publish
 from tritonclient.utils import deserialize_bytes_tensor, serialize_byte_tensor
 
 from ovmsx import bytes_codec
@@ -261,7 +262,7 @@ def section(
             "",
             f"Measured {datetime.date.today().isoformat()} on "
             f"{machine(('numpy', 'tritonclient', 'ovmsx'))}.",
-            "Rerun with `python bench/bench_bytes_codec.py`.",
+            "Rerun with `python bench/bench_bytes_codec.py --write`.",
             "",
             case_table(
                 f"100,000 short strings (1..32 random ASCII bytes, {small_packed:,} bytes packed)",
@@ -281,12 +282,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--budget", type=float, default=1.0, help="seconds of calls per row")
     parser.add_argument("--repeats", type=int, help=f"fixed timed calls per row (≥ {MIN_RUNS})")
-    parser.add_argument("--quick", action="store_true", help="0.05 s per row; do not write doc")
-    parser.add_argument("--no-write", action="store_true", help=f"do not update {DOC.name}")
-    parser.add_argument("--doc", type=Path, default=DOC, help="markdown file to update")
+    parser.add_argument("--quick", action="store_true", help="0.05 s per row, printed only")
+    add_write_arguments(parser)
     args = parser.parse_args()
     if args.repeats is not None and args.repeats < MIN_RUNS:
         parser.error(f"--repeats must be at least {MIN_RUNS}")
+    if args.quick and args.write:
+        parser.error("--quick figures are too rough for the doc: leave out --write")
     budget = 0.05 if args.quick else args.budget
 
     short = short_strings()
@@ -295,12 +297,7 @@ def main() -> None:
 
     small_packed = 4 * len(short) + sum(map(len, short))
     text = section(small, large, small_packed, budget, args.repeats)
-    print(text)
-    if not (args.quick or args.no_write):
-        write_section(text, SECTION, args.doc)
-        print(f"\nwrote {args.doc}")
-    else:
-        print(f"\n{args.doc} not updated")
+    publish(text, SECTION, args)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ costs for ovmsx and the peers on the same models, one perf_analyzer (``dynamic_g
 connection) per run, and for the CNN also OpenVINO's own cost per inference (benchmark_app with
 the THROUGHPUT hint, every CPU busy): a lower bound on any server's CPU per CNN request.
 
-    python bench/bench_costs.py --perf-analyzer PATH [--peers kserve] [--models identity,ocr_det]
+    python bench/bench_costs.py --perf-analyzer PATH [--peers kserve] \
+        [--models identity,ocr_det] [--write]
 
 Each server serves every model of the run at once, as bench_peers.py starts them (a peer that
 loads OpenVINO for the CNN is, as measured, faster on the other models too). CPU is sampled over
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import bench_models
 import perf_bench
+import perf_doc
 from bench_peers import PEERS, Expectations, _names, build_models, check_answer, start_server
 from bench_serving import Server, process_cpu_seconds
 from bench_workers import server_cpu_seconds
@@ -136,7 +138,7 @@ def main() -> None:
                         cost = measure(args.perf_analyzer, server, contender, c, window, root)
                         costs[(row, contender.column, c)].append(cost)
                         print(f"    {cost}", file=sys.stderr)
-    perf_bench.publish(section(args, rows, plan, costs, inference), SECTION, args)
+    perf_doc.publish(section(args, rows, plan, costs, inference), SECTION, args)
 
 
 def median_cost(found: list[Cost]) -> Cost:

@@ -8,7 +8,8 @@
   ``add_one`` model → ``add_one`` custom node against the same model alone, at each
   concurrency, contenders alternating over ``--rounds`` rounds.
 
-    python bench/bench_custom_nodes.py --perf-analyzer /path/to/perf_analyzer
+    python bench/bench_custom_nodes.py --perf-analyzer /path/to/perf_analyzer [--write]
+    python bench/bench_custom_nodes.py --load-generator rest_load   # no perf_analyzer: REST
 """
 
 from __future__ import annotations
@@ -110,9 +111,7 @@ def section(args, calls: list[float], rates: dict[tuple[str, int], list[float]])
         f"{len(calls)} batches of {args.calls:,} calls; batches ranged "
         f"{min(calls):.2f} to {max(calls):.2f} µs). Target: ≤ 5 µs.",
         "",
-        f"Over gRPC, perf_analyzer `dynamic_grpc`, {args.rounds} rounds of "
-        f"{args.measurement_ms} ms windows, contenders alternating; median infer/s. Load "
-        f"average before the run: {args.load_before:.2f}.",
+        perf_bench.load_line(args),
         "",
         "| concurrency | `add_one` model alone | pipeline: model → `add_one` custom node | ratio |",
         "|---|---|---|---|",
@@ -129,7 +128,7 @@ def main() -> None:
         parser.add_argument("--calls", type=int, default=100_000)
         parser.add_argument("--repeats", type=int, default=7)
 
-    args = perf_bench.parse_arguments(__doc__, concurrency=[4], extra=extra)
+    args = perf_bench.parse_arguments(__doc__, concurrency=[4], extra=extra, rest_load=True)
     calls = per_call_us(args.calls, args.repeats)
     print(f"in-process call: {statistics.median(calls):.2f} µs", file=sys.stderr)
     with ExitStack() as stack:
@@ -139,7 +138,7 @@ def main() -> None:
         rates = perf_bench.run_rounds(
             args, stack, config, root, contenders, lambda server: check_answers(server.url, model)
         )
-    perf_bench.publish(section(args, calls, rates), SECTION, args)
+    perf_doc.publish(section(args, calls, rates), SECTION, args)
 
 
 if __name__ == "__main__":

@@ -12,9 +12,10 @@ one request at a time, on the add_one model ([1,10] FP32):
   thread needs no inter-processor interrupt.
 
 Each variant runs in a fresh subprocess (CPU affinity is inherited by OpenVINO's threads when
-they are created). Writes the ``bench_dispatch`` section of docs/performance.md.
+they are created). With ``--write``, writes the ``bench_dispatch`` section of
+docs/performance.md.
 
-    python bench/bench_dispatch.py
+    python bench/bench_dispatch.py --write
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def _run(variant: str, model_xml: Path, count: int, one_cpu: bool) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--count", type=int, default=3000)
-    parser.add_argument("--no-write", action="store_true")
+    perf_doc.add_write_arguments(parser)
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -110,7 +111,7 @@ def main() -> None:
         "## One inference hand-off (add_one, in-process, one request at a time)",
         "",
         f"Measured {time.strftime('%Y-%m-%d')} on {perf_doc.machine(('openvino', 'ovmsx'))}.",
-        "Rerun with `python bench/bench_dispatch.py`.",
+        "Rerun with `python bench/bench_dispatch.py --write`.",
         "",
         "| Path | µs per inference, threads on both CPUs | µs, process on one CPU |",
         "|---|---:|---:|",
@@ -120,10 +121,7 @@ def main() -> None:
         "sleeping thread on the other CPU twice (OpenVINO's worker, then the waiting caller); "
         "the one-CPU column shows the same paths without the cross-CPU wake-ups.",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if not args.no_write:
-        perf_doc.write_section(text, SECTION, perf_doc.DOC)
+    perf_doc.publish("\n".join(lines), SECTION, args)
 
 
 if __name__ == "__main__":

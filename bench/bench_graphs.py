@@ -12,7 +12,8 @@ Three figures, all from one ovmsx server in one run:
 
 Runs alternate between contenders every round so that drift hits all alike.
 
-    python bench/bench_graphs.py --perf-analyzer /path/to/perf_analyzer
+    python bench/bench_graphs.py --perf-analyzer /path/to/perf_analyzer [--write]
+    python bench/bench_graphs.py --load-generator rest_load    # no perf_analyzer: over REST
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pathlib import Path
 import bench_models
 import numpy as np
 import perf_bench
+import perf_doc
 from bench_serving import Server
 from infer_request_gen import InputSpec, make_inputs
 from tritonclient import grpc as triton
@@ -189,6 +191,7 @@ def main() -> None:
         __doc__,
         concurrency=[1, 4],
         extra=lambda parser: parser.add_argument("--tokens", type=int, default=20000),
+        rest_load=True,
     )
     stream: list[float] = []
 
@@ -209,7 +212,7 @@ def main() -> None:
             lambda server: check_answers(server, model),
             between_rounds=measure_stream,
         )
-    perf_bench.publish(section(args, rates, stream), SECTION, args)
+    perf_doc.publish(section(args, rates, stream), SECTION, args)
 
 
 if __name__ == "__main__":

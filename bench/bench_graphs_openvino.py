@@ -9,7 +9,8 @@ alternating every round:
 * ``py_ov_py``: Python pre-processing → PyTensorOvTensorConverterCalculator → the model →
   converter → Python post-processing (target: >= 0.8x the model alone).
 
-    python bench/bench_graphs_openvino.py --perf-analyzer /path/to/perf_analyzer
+    python bench/bench_graphs_openvino.py --perf-analyzer /path/to/perf_analyzer [--write]
+    python bench/bench_graphs_openvino.py --load-generator rest_load   # no perf_analyzer: REST
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 import bench_models
 import numpy as np
 import perf_bench
+import perf_doc
 from bench_serving import Server
 from infer_request_gen import InputSpec, make_inputs
 from tritonclient import grpc as triton
@@ -170,7 +172,7 @@ def section(args, rates: perf_bench.Rates) -> str:
 
 
 def main() -> None:
-    args = perf_bench.parse_arguments(__doc__, concurrency=[1, 4])
+    args = perf_bench.parse_arguments(__doc__, concurrency=[1, 4], rest_load=True)
     with ExitStack() as stack:
         root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench_graphs_ov-")))
         config, model = write_repository(root)
@@ -178,7 +180,7 @@ def main() -> None:
         rates = perf_bench.run_rounds(
             args, stack, config, root, contenders, lambda server: check_answers(server, model)
         )
-    perf_bench.publish(section(args, rates), SECTION, args)
+    perf_doc.publish(section(args, rates), SECTION, args)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@
 Run from the repository root; the candidates are not ovmsx's dependencies, but the ``bench``
 extra installs them (``pip install '.[bench]'``)::
 
-    python bench/bench_images.py           # ~1 min; rewrites its section of docs/performance.md
+    python bench/bench_images.py --write   # ~1 min; rewrites its section of docs/performance.md
     python bench/bench_images.py --quick   # a few seconds; prints only
 """
 
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from perf_doc import DOC, machine, write_section
+from perf_doc import add_write_arguments, machine, publish
 
 from ovmsx.images import image_endpoint
 from ovmsx.images.convert import image_tensor
@@ -355,7 +355,7 @@ def section(
         "## Encoded images",
         "",
         f"Measured {today} on {machine(packages)}.",
-        "Rerun with `python bench/bench_images.py`.",
+        "Rerun with `python bench/bench_images.py --write`.",
         "",
         "**Decoders: OpenCV's pixels (OVMS decodes with `cv::imdecode`), the GIL, speed**",
         "",
@@ -419,18 +419,18 @@ def section(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="short runs; print, do not write")
+    parser.add_argument("--quick", action="store_true", help="short runs, printed only")
     parser.add_argument("--no-serving", action="store_true", help="leave out the end-to-end part")
+    add_write_arguments(parser)
     args = parser.parse_args()
+    if args.quick and args.write:
+        parser.error("--quick figures are too rough for the doc: leave out --write")
     budget = 0.1 if args.quick else 1.0
     candidates = measure_candidates(budget)
     path = measure_path(budget)
     end_to_end = [] if args.no_serving else measure_end_to_end(1.0 if args.quick else 3.0)
     text = section(candidates, path, end_to_end)
-    print(text)
-    if not args.quick:
-        write_section(text, SECTION)
-        print(f"\nwrote {DOC}")
+    publish(text, SECTION, args)
 
 
 if __name__ == "__main__":

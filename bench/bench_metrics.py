@@ -8,9 +8,10 @@ metrics off and on, timed over many calls.
 
 Run from the repository root (needs ``pip install '.[bench]'`` and a perf_analyzer binary)::
 
-    python bench/bench_metrics.py --perf-analyzer /path/to/perf_analyzer
+    python bench/bench_metrics.py --perf-analyzer /path/to/perf_analyzer --write
 
-A full run writes docs/metrics.md between the ``bench_metrics:begin``/``end`` markers.
+With ``--write``, the run writes docs/metrics.md between the ``bench_metrics:begin``/``end``
+markers; without it, the figures are only printed.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pathlib import Path
 import bench_models
 import perf_doc
 from bench_serving import Server, check_answer, free_port, median_result, running
-from perf_analyzer_runner import Result, run_perf_analyzer
+from perf_analyzer_runner import Result, require_perf_analyzer, run_perf_analyzer
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "metrics.md"
 SECTION = "bench_metrics"
@@ -93,12 +94,14 @@ def inprocess_us(model: bench_models.BenchModel, config: Path, rounds: int = 5) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--perf-analyzer", required=True)
+    parser.add_argument("--perf-analyzer", default="perf_analyzer", metavar="PATH")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--measurement-ms", type=int, default=5000)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4])
     parser.add_argument("--stability-percent", type=float, default=30.0)
+    perf_doc.add_write_arguments(parser, DOC)
     args = parser.parse_args()
+    args.perf_analyzer = require_perf_analyzer(args.perf_analyzer)
 
     rates: dict[tuple[str, int], list[Result]] = {}
     with tempfile.TemporaryDirectory(prefix="bench_metrics-") as tmp, ExitStack() as stack:
@@ -124,8 +127,7 @@ def main() -> None:
                     print(f"round {round_number + 1} metrics {name}: {result}", file=sys.stderr)
         inprocess = inprocess_us(model, config)
     text = _section(args, {key: median_result(found) for key, found in rates.items()}, inprocess)
-    print(text)
-    perf_doc.write_section(text, SECTION, DOC)
+    perf_doc.publish(text, SECTION, args)
 
 
 def _section(args, cells: dict[tuple[str, int], Result], inprocess: dict[str, float]) -> str:

@@ -13,9 +13,9 @@ every model, and at its peak during the top-concurrency runs.
 The peers' environments come first, once (outside the repository)::
 
     python bench/peers/setup_peers.py
-    python bench/bench_peers.py --perf-analyzer PATH
-    python bench/bench_peers.py --peers triton --models add_one --concurrency 1 \
-        --rounds 1 --measurement-ms 1000 --no-write      # a quick look
+    python bench/bench_peers.py --perf-analyzer PATH --write
+    python bench/bench_peers.py --perf-analyzer PATH --peers triton --models add_one \
+        --concurrency 1 --rounds 1 --measurement-ms 1000  # a quick look, printed only
 
 Not part of CI, and imported by no test.
 """
@@ -35,6 +35,7 @@ from pathlib import Path
 import bench_models
 import numpy as np
 import perf_bench
+import perf_doc
 from bench_serving import Server, free_port
 from infer_request_gen import make_inputs
 from peers import memory, ovmsx_contender, report, setup_peers
@@ -241,7 +242,7 @@ def section(args, rows, peers, bench, measurements: Measurements, mem) -> str:
     lines += [
         f"ovmsx {importlib.metadata.version('ovmsx')}; {versions(peers, args.peers_dir)}. "
         "Rerun with `python bench/peers/setup_peers.py && "
-        "python bench/bench_peers.py --perf-analyzer PATH`.",
+        "python bench/bench_peers.py --perf-analyzer PATH --write`.",
         "",
         "**Throughput, infer/s** (in parentheses: ovmsx's infer/s divided by that server's; "
         "above 1, ovmsx serves more)",
@@ -327,7 +328,7 @@ def main() -> None:
         measurements.all()
         for name, peaks in measurements.peaks.items():
             mem[name].peak_rss = peaks
-    perf_bench.publish(section(args, rows, peers, bench, measurements, mem), SECTION, args)
+    perf_doc.publish(section(args, rows, peers, bench, measurements, mem), SECTION, args)
 
 
 if __name__ == "__main__":

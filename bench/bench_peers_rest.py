@@ -10,8 +10,8 @@ answer is checked once before timing; a server that cannot answer a request form
 shown as ``n/a`` for it, with its reply in the notes.
 
     python bench/peers/setup_peers.py            # the peers' environments, once
-    python bench/bench_peers_rest.py             # ~8 min on 2 cores; writes docs/performance.md
-    python bench/bench_peers_rest.py --peers triton --concurrency 1 --rounds 1 --no-write
+    python bench/bench_peers_rest.py --write     # ~8 min on 2 cores; writes docs/performance.md
+    python bench/bench_peers_rest.py --peers triton --concurrency 1 --rounds 1   # prints only
 
 Not part of CI, and imported by no test.
 """
@@ -111,8 +111,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--seconds", type=float, default=2.0, help="measured time per point")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--no-write", action="store_true")
-    parser.add_argument("--doc", type=Path, default=perf_doc.DOC)
+    perf_doc.add_write_arguments(parser)
     args = parser.parse_args()
     peers = [p for p in args.peers.split(",") if p]
     missing = [p for p in peers if p not in PEERS or not setup_peers.is_ready(p, args.peers_dir)]
@@ -161,10 +160,7 @@ def main() -> None:
                               f"{rate:8.0f}/s {used:8.0f} us/req", file=sys.stderr,
                               flush=True)  # fmt: skip
     text = section(args, load_before, names, [c for _, c in cases], rates, cpu, refused)
-    print(text)
-    if not args.no_write:
-        perf_doc.write_section(text, SECTION, args.doc)
-        print(f"wrote {args.doc}")
+    perf_doc.publish(text, SECTION, args)
 
 
 def _ovmsx(args, config: Path) -> Contender:

@@ -18,8 +18,8 @@ round; figures are medians of the rounds: requests per second, and the server's 
 request (all its threads, from /proc), which depends far less on what else the machine runs.
 Every answer is checked once before timing.
 
-    python bench/bench_rest.py                 # ~6 min on 2 cores; writes docs/performance.md
-    python bench/bench_rest.py --seconds 1 --rounds 1 --no-write
+    python bench/bench_rest.py --write         # ~6 min on 2 cores; writes docs/performance.md
+    python bench/bench_rest.py --seconds 1 --rounds 1   # a quick look, printed only
 """
 
 from __future__ import annotations
@@ -138,8 +138,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="measured time per point")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", nargs="+", help="contender names to run")
-    parser.add_argument("--no-write", action="store_true")
-    parser.add_argument("--doc", type=Path, default=perf_doc.DOC)
+    perf_doc.add_write_arguments(parser)
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
     rates: dict[tuple[str, str, int], list[float]] = {}
@@ -181,10 +180,7 @@ def main() -> None:
                               flush=True)  # fmt: skip
     names = [c.name for c in chosen]
     text = section(args, load_before, names, [c for _, c in cases], rates, cpu)
-    print(text)
-    if not args.no_write:
-        perf_doc.write_section(text, SECTION, args.doc)
-        print(f"wrote {args.doc}")
+    perf_doc.publish(text, SECTION, args)
 
 
 def section(args, load_before: float, names, cases: list[RestCase], rates, cpu) -> str:

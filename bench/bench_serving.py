@@ -11,15 +11,16 @@ Two comparisons, each made with the same client in the same run:
 
 Run from the repository root (needs ``pip install '.[bench]'`` and a perf_analyzer binary)::
 
-    python bench/bench_serving.py --perf-analyzer /path/to/perf_analyzer
+    python bench/bench_serving.py --perf-analyzer /path/to/perf_analyzer --write
     python bench/bench_serving.py --only echo      # the harness alone, no ovmsx
     python bench/bench_serving.py --measurement-ms 10000 --rounds 3   # slower, steadier
 
 Servers are started once on free loopback ports and stay up; runs alternate between them
 (echo, ovmsx, then ovmsx, echo in the next round) so that drift hits both alike. Each server's
 answer is checked with tritonclient before it is timed, because perf_analyzer's dynamic_grpc
-mode does not look at replies. A full run writes docs/performance.md between the
-``bench_serving:begin``/``end`` markers; ``--only`` runs print their table only.
+mode does not look at replies. With ``--write``, a full run writes docs/performance.md between
+the ``bench_serving:begin``/``end`` markers; without it, and with ``--only``, the table is only
+printed.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from bench_models import BenchModel
 from benchmark_app_runner import BenchmarkAppResult, run_benchmark_app
 from infer_request_gen import make_inputs
 from inprocess_runner import run_inprocess
-from perf_analyzer_runner import Result, run_perf_analyzer
+from perf_analyzer_runner import Result, require_perf_analyzer, run_perf_analyzer
 from tritonclient import grpc as triton
 from tritonclient.utils import InferenceServerException
 
@@ -270,7 +271,7 @@ def section(args, cells, cpu, apps, inprocess, models: dict[str, BenchModel]) ->
         "## Serving: ovmsx over gRPC vs a bare echo server and vs benchmark_app",
         "",
         f"Measured {datetime.date.today().isoformat()} on {perf_doc.machine(packages)}.",
-        "Rerun with `python bench/bench_serving.py --perf-analyzer PATH`.",
+        "Rerun with `python bench/bench_serving.py --perf-analyzer PATH --write`.",
         "",
         "**Server overhead: tiny models, ovmsx against a bare grpc.aio KServe v2 echo server**",
         "",
@@ -387,7 +388,7 @@ def main() -> None:
     parser.add_argument("--perf-analyzer", default="perf_analyzer", metavar="PATH")
     parser.add_argument("--benchmark-app", default="benchmark_app", metavar="PATH")
     parser.add_argument("--ovmsx", default="ovmsx", help="command that starts ovmsx")
-    parser.add_argument("--only", choices=SERVERS, help="measure one server; doc not written")
+    parser.add_argument("--only", choices=SERVERS, help="measure one server (printed only)")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4])
     parser.add_argument("--measurement-ms", type=int, default=3000)
     parser.add_argument("--stability", type=float, default=20.0, help="percent, see perf_analyzer")
@@ -395,9 +396,11 @@ def main() -> None:
     parser.add_argument("--benchmark-app-seconds", type=int, default=10)
     parser.add_argument("--no-cnn", action="store_true", help="skip ocr_det and benchmark_app")
     parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "ovmsx-bench")
-    parser.add_argument("--no-write", action="store_true")
-    parser.add_argument("--doc", type=Path, default=perf_doc.DOC)
+    perf_doc.add_write_arguments(parser)
     args = parser.parse_args()
+    if args.only and args.write:
+        parser.error("--only measures one server, which is not a section: leave out --write")
+    args.perf_analyzer = require_perf_analyzer(args.perf_analyzer)
     args.load_before = os.getloadavg()[0]
     wanted = [args.only] if args.only else list(SERVERS)
     with_cnn = "ovmsx" in wanted and not args.no_cnn
@@ -431,12 +434,7 @@ def main() -> None:
         measurements.inprocess_rates(),
         models,
     )
-    print(text)
-    if args.only or args.no_write:
-        print(f"\n{args.doc} not updated")
-    else:
-        perf_doc.write_section(text, SECTION, args.doc)
-        print(f"\nwrote {args.doc}")
+    perf_doc.publish(text, SECTION, args)
 
 
 if __name__ == "__main__":

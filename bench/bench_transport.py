@@ -11,7 +11,7 @@ at each concurrency, contenders alternating round by round:
 
 The first two differ only in the transport; the last two in the model work around it.
 
-    python bench/bench_transport.py --perf-analyzer /path/to/perf_analyzer [--model identity]
+    python bench/bench_transport.py --perf-analyzer PATH [--model identity] [--write]
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pathlib import Path
 
 import bench_models
 import perf_bench
+import perf_doc
 from bench_serving import ECHO_SERVER, check_answer, free_port, running, start_ovmsx
 from perf_analyzer_runner import run_perf_analyzer
 
@@ -69,7 +70,7 @@ def main() -> None:
                     key = (name, result.concurrency)
                     rates.setdefault(key, []).append(result.throughput_infer_per_s)
                 print(f"round {round_number + 1} {name}: {results}", file=sys.stderr)
-    perf_bench.publish(_section(args, rates), f"{SECTION}_{args.model}", args)
+    perf_doc.publish(_section(args, rates), f"{SECTION}_{args.model}", args)
 
 
 def _model_argument(parser) -> None:

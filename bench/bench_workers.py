@@ -9,11 +9,11 @@ concurrency C), and with K perf_analyzers started together (K connections, concu
 their throughputs summed).
 
     python bench/bench_workers.py --perf-analyzer PATH
-    python bench/bench_workers.py --perf-analyzer PATH --rounds 1 --measurement-ms 1000 --no-write
+    python bench/bench_workers.py --perf-analyzer PATH --rounds 1 --measurement-ms 1000
 
 Both servers stay up for the whole run and are measured alternately, in reversed order every
 other round. Each answer is checked with tritonclient first (dynamic_grpc ignores replies).
-A full run rewrites the ``bench_workers`` section of docs/performance.md.
+With ``--write``, the run rewrites the ``bench_workers`` section of docs/performance.md.
 """
 
 from __future__ import annotations
@@ -32,11 +32,10 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import bench_models
-import perf_bench
 import perf_doc
 from bench_models import BenchModel
 from bench_serving import Server, check_answer, fmt_us, process_cpu_seconds, ratio, start_ovmsx
-from perf_analyzer_runner import run_perf_analyzer
+from perf_analyzer_runner import require_perf_analyzer, run_perf_analyzer
 
 SECTION = "bench_workers"
 READY_TIMEOUT_S = 120
@@ -56,9 +55,9 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=4, help="requests in flight per client")
     parser.add_argument("--measurement-ms", type=int, default=3000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--no-write", action="store_true")
-    parser.add_argument("--doc", type=Path, default=perf_doc.DOC)
+    perf_doc.add_write_arguments(parser)
     args = parser.parse_args()
+    args.perf_analyzer = require_perf_analyzer(args.perf_analyzer)
     args.load_before = os.getloadavg()[0]
     return args
 
@@ -224,7 +223,7 @@ def section(args: argparse.Namespace, measured: Measurements) -> str:
             "## Several serving processes (`--grpc_workers`)",
             "",
             f"Measured {time.strftime('%Y-%m-%d')} on {perf_doc.machine(packages)}.",
-            "Rerun with `python bench/bench_workers.py --perf-analyzer PATH`.",
+            "Rerun with `python bench/bench_workers.py --perf-analyzer PATH --write`.",
             "",
             *lines,
             "",
@@ -274,7 +273,7 @@ def main() -> None:
             for clients in (1, args.clients):
                 for workers in order:
                     measured.run(servers[workers], workers, clients)
-    perf_bench.publish(section(args, measured), SECTION, args)
+    perf_doc.publish(section(args, measured), SECTION, args)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import csv
 import json
+import platform
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,7 +23,10 @@ from pathlib import Path
 from infer_request_gen import DEFAULT_SEED, InputSpec
 
 GENERATOR = Path(__file__).resolve().parent / "infer_request_gen.py"
+INSTALLER = Path(__file__).resolve().parent / "install_perf_analyzer.sh"
 GRPC_METHOD = "inference.GRPCInferenceService/ModelInfer"
+# The PyPI wheel perf-analyzer is tagged manylinux_2_38: pip refuses it on an older glibc.
+WHEEL_GLIBC = (2, 38)
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,56 @@ class Result:
 
 class PerfAnalyzerError(RuntimeError):
     pass
+
+
+def require_perf_analyzer(command: str, alternative: str = "") -> str:
+    """The path of a perf_analyzer that starts, or ``SystemExit`` saying how to get one.
+
+    Benchmarks call this before they build models or start servers, so that a missing load
+    generator is the first thing they say, not a ``FileNotFoundError`` minutes later.
+    ``alternative``: the flag that runs the benchmark without perf_analyzer, if it has one."""
+    found = shutil.which(command)
+    if found is None:
+        problem = f"{command!r} is neither an executable file nor a command on PATH"
+    else:
+        try:
+            run = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            problem = f"{found} does not start: {error}"
+        else:
+            if run.returncode == 0:
+                return found
+            last = (run.stderr or run.stdout).strip().splitlines()[-1:] or [""]
+            problem = f"{found} --version failed (exit {run.returncode}): {last[0]}"
+    raise SystemExit(how_to_get_perf_analyzer(problem, alternative))
+
+
+def how_to_get_perf_analyzer(problem: str, alternative: str = "") -> str:
+    """What a benchmark says when it has no runnable perf_analyzer."""
+    script = Path(sys.argv[0]).name
+    libc, version = platform.libc_ver()
+    here = f"this system has {libc} {version}" if libc else "this system's C library is unknown"
+    wheel = ".".join(map(str, WHEEL_GLIBC))
+    return (
+        f"{script} measures with Triton's perf_analyzer (its gRPC load generator) and "
+        f"cannot run it: {problem}.\n"
+        "Get one, then give its path with --perf-analyzer PATH (or put it on PATH):\n"
+        f"  pip install perf-analyzer    # Linux x86_64 with glibc {wheel} or newer ({here})\n"
+        f"  bash {_shown(INSTALLER)}    # older glibc (Debian 12): the same wheel, run with a "
+        "newer glibc of its own under ~/.cache/perf-analyzer; prints the path to pass"
+        + (
+            f"\nOr measure over KServe REST with the project's own load generator: {alternative}"
+            if alternative
+            else ""
+        )
+    )
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def input_data_json(model: str, inputs: Sequence[InputSpec], seed: int) -> str:

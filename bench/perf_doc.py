@@ -1,7 +1,13 @@
-"""docs/performance.md: each benchmark owns one marked section and rewrites only that."""
+"""docs/performance.md: each benchmark owns one marked section and rewrites only that, and only
+when asked with ``--write``: a run to look at the figures leaves the tracked docs as they are.
+
+    add_write_arguments(parser)              # --write, --doc
+    publish(text, SECTION, args)             # print; write the section only with --write
+"""
 
 from __future__ import annotations
 
+import argparse
 import importlib.metadata
 import os
 import platform
@@ -14,9 +20,36 @@ DOC_HEADER = """# Performance
 Benchmarks live in `bench/`. Each script measures one part of ovmsx against what OVMS users run
 today and writes its own section of this file between `<!-- name:begin -->` and
 `<!-- name:end -->` markers, leaving everything else untouched. To refresh a section, rerun its
-script from the repository root on an otherwise idle machine, e.g.
-`python bench/bench_bytes_codec.py`.
+script with `--write` from the repository root on an otherwise idle machine, e.g.
+`python bench/bench_bytes_codec.py --write`; without `--write` a script only prints its figures.
+The gRPC benchmarks measure with Triton's perf_analyzer: [bench/README.md](../bench/README.md)
+says how to get one.
 """
+
+
+def add_write_arguments(parser: argparse.ArgumentParser, doc: Path = DOC) -> None:
+    """``--write`` (off by default: figures are printed, the doc is left alone) and ``--doc``."""
+    parser.add_argument(
+        "--write", action="store_true", help=f"also write the figures into {_shown(doc)}"
+    )
+    parser.add_argument("--doc", type=Path, default=doc, help="the markdown file --write updates")
+
+
+def publish(text: str, name: str, args: argparse.Namespace) -> None:
+    """Print section ``name``; write it into ``args.doc`` only when ``args.write`` is set."""
+    print(text)
+    if args.write:
+        write_section(text, name, args.doc)
+        print(f"wrote {args.doc}")
+    else:
+        print(f"\n(printed only; rerun with --write to update {_shown(args.doc)})")
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(DOC.parent.parent))
+    except ValueError:
+        return str(path)
 
 
 def markers(name: str) -> tuple[str, str]:

@@ -6,6 +6,9 @@ at the first that is not). Requests and responses are handled as raw bytes on an
 protocol, so the client costs the same whatever server it drives, and little.
 
     rate, answered = asyncio.run(measure("127.0.0.1", port, request_bytes, 4, seconds=3))
+
+It is the project's own load generator: the REST benchmarks use it, and the benchmarks that
+compare ovmsx with itself can use it instead of perf_analyzer (``--load-generator rest_load``).
 """
 
 from __future__ import annotations
@@ -64,6 +67,31 @@ def infer_case(model: str, name: str, shape: tuple[int, ...], binary: bool) -> R
     document = {"inputs": [spec], "parameters": {"binary_data_output": True}}
     header = json.dumps(document, separators=(",", ":")).encode()
     return RestCase(f"{model} binary", f"/v2/models/{model}/infer", header + raw, len(header))
+
+
+def binary_case(model: str, inputs: dict[str, np.ndarray]) -> RestCase:
+    """A KServe v2 infer request carrying ``inputs`` (numeric arrays, any datatype) as binary
+    data, and asking for binary outputs: what a gRPC ``ModelInfer`` of the same arrays carries,
+    over REST."""
+    specs, chunks = [], []
+    for name, array in inputs.items():
+        raw = np.ascontiguousarray(array, array.dtype.newbyteorder("<")).tobytes()
+        datatype = DATATYPES[array.dtype.name]
+        specs.append({"name": name, "shape": list(array.shape), "datatype": datatype,
+                      "parameters": {"binary_data_size": len(raw)}})  # fmt: skip
+        chunks.append(raw)
+    document = {"inputs": specs, "parameters": {"binary_data_output": True}}
+    header = json.dumps(document, separators=(",", ":")).encode()
+    body = header + b"".join(chunks)
+    return RestCase(f"{model} binary", f"/v2/models/{model}/infer", body, len(header))
+
+
+# numpy dtype name -> KServe v2 datatype, for binary_case.
+DATATYPES = {
+    "bool": "BOOL", "uint8": "UINT8", "uint16": "UINT16", "uint32": "UINT32",
+    "uint64": "UINT64", "int8": "INT8", "int16": "INT16", "int32": "INT32", "int64": "INT64",
+    "float16": "FP16", "float32": "FP32", "float64": "FP64",
+}  # fmt: skip
 
 
 def _dechunk(buffer: bytearray, start: int) -> tuple[bytes, int] | None:

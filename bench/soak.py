@@ -11,8 +11,8 @@ Reported: requests per kind, unexpected answers (with the first few), reloads an
 RSS over time and its growth once settled, and how the server ended (SIGTERM must exit 0, and
 its log must hold no traceback or abort). Run from the repository root::
 
-    python bench/soak.py --minutes 10            # writes docs/reliability.md's soak section
-    python bench/soak.py --minutes 1 --no-doc    # a quick look
+    python bench/soak.py --minutes 10 --write    # writes docs/reliability.md's soak section
+    python bench/soak.py --minutes 1             # a quick look, printed only
 
 Exit status 1 if anything unexpected happened, or RSS grew by 5 % or more once settled.
 
@@ -284,21 +284,20 @@ def main() -> None:
     parser.add_argument(
         "--warm-up", type=float, default=60, help="seconds of traffic before the first change"
     )
-    parser.add_argument("--no-doc", action="store_true", help="print only")
+    perf_doc.add_write_arguments(parser, DOC)
     parser.add_argument("--samples", type=Path, help="also write the RSS samples here (CSV)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ovmsx-soak-") as tmp:
         run = soak(args, Path(tmp))
     text = section(args, run)
-    print(text)
+    perf_doc.publish(text, SECTION, args)
+    if args.write:
+        plot(args, run, args.doc.parent / PLOT.name)
     if args.samples:
         lines = [f"{t:.1f},{rss:.1f},{served}" for t, rss, served in run.samples]
         args.samples.write_text("seconds,rss_mib,requests\n" + "\n".join(lines) + "\n")
     if run.alarms:
         print("log:", *run.alarms[:20], sep="\n  ")
-    if not args.no_doc:
-        plot(args, run, PLOT)
-        perf_doc.write_section(text, SECTION, DOC)
     sys.exit(0 if run.clean() else 1)
 
 

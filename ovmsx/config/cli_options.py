@@ -139,7 +139,7 @@ class ServerOptions:
     metrics_list: tuple[str, ...] = ()
     """``--metrics_list``: the metric names to enable; empty = the default set."""
     cpu_extension: Path | None = None
-    """``--cpu_extension``: an OpenVINO CPU extension library (checked to exist)."""
+    """``--cpu_extension``: an OpenVINO CPU extension library; taken, never loaded (warned)."""
     version: bool = False
     """``--version``: print versions and exit; when set, nothing else was checked."""
     model_name: str | None = None
@@ -433,13 +433,15 @@ def _check(options: ServerOptions, args: argparse.Namespace) -> None:
         if not addresses or not all(_valid_host(a) for a in addresses):
             raise UsageError(f"{flag} has invalid format: proper hostname or IP address expected.")
     if options.port == options.rest_port:
-        hint = " (set --port for gRPC, --rest_port for REST)" if options.port == 0 else ""
-        raise UsageError(f"port and rest_port cannot have the same values{hint}")
-    if options.cpu_extension is not None and not options.cpu_extension.exists():
-        raise UsageError(
-            "File path provided as an --cpu_extension parameter does not exists in the "
-            f"filesystem: {options.cpu_extension}"
+        # OVMS's sentence, then what it means when both are 0: no server was asked for at all.
+        unset = (
+            ": neither --port (gRPC) nor --rest_port (REST) is set; give one of them, or both"
+            if options.port == 0
+            else ""
         )
+        raise UsageError(f"port and rest_port cannot have the same values{unset}")
+    # --cpu_extension is not checked: ovmsx never loads it (UNHONOURED_FLAGS warns so), and a
+    # check of a file that is then ignored would only contradict that warning.
     if options.log_level not in LOG_LEVELS:
         raise UsageError("log_level should be one of: " + ", ".join(LOG_LEVELS))
 

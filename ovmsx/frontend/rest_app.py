@@ -38,6 +38,10 @@ log = logging.getLogger("ovmsx.frontend")
 
 # OVMS serves /metrics as text, its errors included.
 _METRICS_ERROR_TYPE = "text/plain"
+# Metrics are off by default; OVMS's 400 alone does not say how to turn them on.
+METRICS_OFF_HINT = (
+    "metrics are off: start ovmsx with --metrics_enable (or the config's monitoring section)"
+)
 
 # A servable call's answer, the kind of servable that gave it and the version that answered.
 Served = tuple[RestResponse, str, str]
@@ -164,8 +168,8 @@ class RestApp:
 
     async def _metrics(self, found: Route, header: str | None, body: bytes):
         metrics = self._context.metrics
-        if metrics is None:  # OVMS: disabled metrics are an unknown URL
-            raise status_error(StatusCode.REST_INVALID_URL)
+        if metrics is None:  # OVMS: disabled metrics are an unknown URL; the hint is ovmsx's
+            raise status_error(StatusCode.REST_INVALID_URL, METRICS_OFF_HINT)
         text, content_type = metrics.exposition()
         return RestResponse(200, text, content_type=content_type)
 

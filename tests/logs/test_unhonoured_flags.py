@@ -27,7 +27,7 @@ def _single_model(tmp_path: Path) -> list[str]:
 def test_an_unhonoured_flag_is_named_in_a_warning(
     tmp_path: Path, flag: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    value = VALUES.get(flag, str(tmp_path))  # paths must exist (--cpu_extension)
+    value = VALUES.get(flag, str(tmp_path))  # the others take a path
     with caplog.at_level(logging.WARNING, logger="ovmsx.config"):
         parse_options([*_single_model(tmp_path), f"--{flag}", value])
     (warning,) = caplog.records

@@ -1,5 +1,6 @@
 """``GET /metrics`` on the REST port of the real ``ovmsx`` command: requests over REST and gRPC
-counted apart, families chosen by the flags or the config, 400 when metrics are off."""
+counted apart, families chosen by the flags or the config, 400 when metrics are off (with a hint
+naming --metrics_enable)."""
 
 from __future__ import annotations
 
@@ -158,13 +159,16 @@ def test_config_section_chooses_the_families(tmp_path: Path) -> None:
     assert "DISABLED ovms_current_graphs" in log
 
 
-def test_metrics_off_is_an_unknown_url(tmp_path: Path) -> None:
+def test_metrics_off_is_an_unknown_url_that_names_metrics_enable(tmp_path: Path) -> None:
     server = _serve(write_config(tmp_path), tmp_path)
     try:
         reply = _http(server.rest_port, "GET", "/metrics")
     finally:
         log = _stop(server)
     assert reply.status == 400
-    assert json.loads(reply.body) == {"error": "Invalid request URL"}
+    assert json.loads(reply.body) == {
+        "error": "Invalid request URL - metrics are off: start ovmsx with --metrics_enable "
+        "(or the config's monitoring section)"
+    }
     assert reply.content_type.startswith("text/plain")
     assert "Metrics enabled." not in log
