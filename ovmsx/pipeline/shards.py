@@ -47,7 +47,7 @@ def split(tensor: _core.Tensor, count: int | None, where: str) -> list[_core.Ten
         )
     if shards == 0:
         raise status_error(StatusCode.PIPELINE_DEMULTIPLEXER_NO_RESULTS, where)
-    raw = memoryview(tensor).cast("B")
+    raw = _bytes_of(tensor)
     step = len(raw) // shards
     rest = list(shape[1:])
     return [
@@ -66,5 +66,11 @@ def stack(shards: Sequence[_core.Tensor], where: str) -> _core.Tensor:
                 f"{where}: {list(first.shape)} {first.datatype} vs "
                 f"{list(shard.shape)} {shard.datatype}",
             )
-    data = np.concatenate([np.frombuffer(memoryview(s).cast("B"), np.uint8) for s in shards])
+    data = np.concatenate([np.frombuffer(_bytes_of(s), np.uint8) for s in shards])
     return _core.Tensor._from_raw(first.name, data, [len(shards), *first.shape], first.datatype)
+
+
+def _bytes_of(tensor: _core.Tensor) -> memoryview:
+    """The tensor's data as bytes. (A view with a zero dimension, [2, 0] say, cannot be cast.)"""
+    view = memoryview(tensor)
+    return view.cast("B") if view.nbytes else memoryview(b"")
