@@ -3,7 +3,7 @@ with whatever the current environment holds: CI runs it in venvs that install ov
 clients that move its dependencies (.ci/compat). Exits non-zero, with the server's log, if the
 server does not start, a request fails, or the server logs a traceback.
 
-    python .ci/serve_check.py [--expect-transport core|aio]
+    python .ci/serve_check.py [--expect-transport core|aio] [--expect-log TEXT]
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ def rest_infer(rest: int) -> list[float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--expect-transport", choices=("core", "aio"))
+    parser.add_argument("--expect-log", help="text the server's log must hold")
     args = parser.parse_args()
     grpc_port, rest_port = free_port(), free_port()
     log = ROOT / "build" / "serve_check.log"
@@ -82,6 +83,9 @@ def main() -> int:
     if args.expect_transport and fell_back != (args.expect_transport == "aio"):
         print(text, file=sys.stderr)
         raise SystemExit(f"expected the {args.expect_transport} transport")
+    if args.expect_log and args.expect_log not in text:
+        print(text, file=sys.stderr)
+        raise SystemExit(f"the server's log does not say {args.expect_log!r}")
     print(f"served on the {'aio' if fell_back else 'core'} transport: ok")
     return 0
 

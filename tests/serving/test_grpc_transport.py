@@ -101,13 +101,16 @@ def test_a_stream_the_client_cancels_ends_and_the_server_serves_on(server: Serve
     assert "Traceback" not in server.log()
 
 
-def test_the_server_stops_with_a_stream_still_open(tmp_path: Path) -> None:
-    """SIGTERM with a client's stream open: the call is ended, the server exits 0."""
+@pytest.mark.parametrize("transport", ["core", "aio"])
+def test_the_server_stops_with_a_stream_still_open(tmp_path: Path, transport: str) -> None:
+    """SIGTERM with a client's stream open: the call is ended, the server exits 0, on either
+    transport (ovmsx/frontend/grpc_transport.py)."""
     sm.save(sm.add_constant([1, 10], 1.0), tmp_path / "add_one")
     config = tmp_path / "config.json"
     entry = {"config": {"name": "add_one", "base_path": str(tmp_path / "add_one")}}
     config.write_text(json.dumps({"model_config_list": [entry]}))
-    process = ServerProcess(["--config_path", str(config)], tmp_path)
+    environment = {"OVMSX_GRPC_TRANSPORT": transport}
+    process = ServerProcess(["--config_path", str(config)], tmp_path, environment)
     client = None
     try:
         process.wait_ready()
