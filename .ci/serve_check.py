@@ -4,6 +4,7 @@ clients that move its dependencies (.ci/compat). Exits non-zero, with the server
 server does not start, a request fails, or the server logs a traceback.
 
     python .ci/serve_check.py [--expect-transport core|aio] [--expect-log TEXT]
+                              [--client-python PATH]
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--expect-transport", choices=("core", "aio"))
     parser.add_argument("--expect-log", help="text the server's log must hold")
+    parser.add_argument(
+        "--client-python", default=sys.executable, help="the Python that runs the example client"
+    )
     args = parser.parse_args()
     grpc_port, rest_port = free_port(), free_port()
     log = ROOT / "build" / "serve_check.log"
@@ -66,7 +70,7 @@ def main() -> int:
     try:
         wait_ready(rest_port, server)
         client = ROOT / "examples" / "add_one" / "client.py"
-        subprocess.run([sys.executable, str(client), "--url", f"127.0.0.1:{grpc_port}"],
+        subprocess.run([args.client_python, str(client), "--url", f"127.0.0.1:{grpc_port}"],
                        check=True, timeout=60)  # fmt: skip
         assert rest_infer(rest_port) == [float(i + 1) for i in range(10)]
     except BaseException:
