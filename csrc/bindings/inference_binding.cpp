@@ -152,8 +152,16 @@ void register_inference(py::module_& m) {
   py::class_<InferencePool, std::shared_ptr<InferencePool>>(
       m, "InferencePool",
       "A compiled model with nireq infer requests; submit() never blocks, infer() does.")
-      .def(py::init(&InferencePool::create), py::arg("model"), py::arg("nireq"),
-           py::arg("completions"), py::call_guard<py::gil_scoped_release>())
+      // The GIL is released around the pool's creation only, not with a call_guard: a factory
+      // constructor's guard would also cover pybind11 registering the new instance, and models
+      // loading on several threads then corrupted its instance registry (a rare abort at
+      // start, "Tried to deallocate unregistered instance").
+      .def(py::init([](ov::CompiledModel model, std::size_t nireq,
+                       std::shared_ptr<CompletionQueue> completions) {
+             py::gil_scoped_release released;
+             return InferencePool::create(std::move(model), nireq, std::move(completions));
+           }),
+           py::arg("model"), py::arg("nireq"), py::arg("completions"))
       .def_property_readonly("size", &InferencePool::size)
       .def_property_readonly("active", &InferencePool::active, "Infer requests in use now.")
       .def_property_readonly(
