@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from infer_request_gen import DEFAULT_SEED, InputSpec
+from perf_doc import shown
 
 GENERATOR = Path(__file__).resolve().parent / "infer_request_gen.py"
 INSTALLER = Path(__file__).resolve().parent / "install_perf_analyzer.sh"
@@ -77,7 +78,7 @@ def how_to_get_perf_analyzer(problem: str, alternative: str = "") -> str:
         f"cannot run it: {problem}.\n"
         "Get one, then give its path with --perf-analyzer PATH (or put it on PATH):\n"
         f"  pip install perf-analyzer    # Linux x86_64 with glibc {wheel} or newer ({here})\n"
-        f"  bash {_shown(INSTALLER)}    # older glibc (Debian 12): the same wheel, run with a "
+        f"  bash {shown(INSTALLER)}    # older glibc (Debian 12): the same wheel, run with a "
         "newer glibc of its own under ~/.cache/perf-analyzer; prints the path to pass"
         + (
             f"\nOr measure over KServe REST with the project's own load generator: {alternative}"
@@ -85,13 +86,6 @@ def how_to_get_perf_analyzer(problem: str, alternative: str = "") -> str:
             else ""
         )
     )
-
-
-def _shown(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 def input_data_json(model: str, inputs: Sequence[InputSpec], seed: int) -> str:

@@ -30,7 +30,7 @@ says how to get one.
 def add_write_arguments(parser: argparse.ArgumentParser, doc: Path = DOC) -> None:
     """``--write`` (off by default: figures are printed, the doc is left alone) and ``--doc``."""
     parser.add_argument(
-        "--write", action="store_true", help=f"also write the figures into {_shown(doc)}"
+        "--write", action="store_true", help=f"also write the figures into {shown(doc)}"
     )
     parser.add_argument("--doc", type=Path, default=doc, help="the markdown file --write updates")
 
@@ -42,10 +42,11 @@ def publish(text: str, name: str, args: argparse.Namespace) -> None:
         write_section(text, name, args.doc)
         print(f"wrote {args.doc}")
     else:
-        print(f"\n(printed only; rerun with --write to update {_shown(args.doc)})")
+        print(f"\n(printed only; rerun with --write to update {shown(args.doc)})")
 
 
-def _shown(path: Path) -> str:
+def shown(path: Path) -> str:
+    """``path`` as the README's commands write it: relative to the repository root."""
     try:
         return str(path.relative_to(DOC.parent.parent))
     except ValueError:

@@ -137,6 +137,33 @@ def servables_from(
     """What the model entries and listed graphs serve now (blocking): the entries whose folder
     holds a graph are graphs (``graph_folders``), then the graphs' subconfig models."""
     models, folder_graphs = split_graph_folders(entries)
+    return _assembled(entries, models, folder_graphs, listed_graphs, pipelines, libraries)
+
+
+def reexamine_folders(servables: Servables) -> Servables | None:
+    """``servables`` again when a model entry's folder turned into a graph, or back, or its
+    graph moved between ``base_path`` and ``base_path/1``; ``None`` when none did (blocking)."""
+    models, folder_graphs = split_graph_folders(servables.entries)
+    if folder_graphs == list(servables.folder_graphs):
+        return None
+    return _assembled(
+        servables.entries,
+        models,
+        folder_graphs,
+        servables.listed_graphs,
+        servables.pipelines,
+        servables.libraries,
+    )
+
+
+def _assembled(
+    entries: Sequence[ModelConfig],
+    models: list[ModelConfig],
+    folder_graphs: list[MediapipeConfig],
+    listed_graphs: Sequence[MediapipeConfig],
+    pipelines: Sequence[PipelineConfig],
+    libraries: Sequence[CustomNodeLibraryConfig],
+) -> Servables:
     for graph in folder_graphs:
         log.info("model %s: %s holds a graph, served as one", graph.name, graph.graph_file)
     # model_config_list is read before mediapipe_config_list: its graph keeps a shared name.
@@ -151,17 +178,6 @@ def servables_from(
         entries=entries,
         folder_graphs=folder_graphs,
         listed_graphs=listed_graphs,
-    )
-
-
-def reexamine_folders(servables: Servables) -> Servables | None:
-    """``servables`` again when a model entry's folder turned into a graph, or back, or its
-    graph moved between ``base_path`` and ``base_path/1``; ``None`` when none did (blocking)."""
-    _, folder_graphs = split_graph_folders(servables.entries)
-    if folder_graphs == list(servables.folder_graphs):
-        return None
-    return servables_from(
-        servables.entries, servables.listed_graphs, servables.pipelines, servables.libraries
     )
 
 

@@ -17,14 +17,16 @@ import gc
 import threading
 from collections.abc import AsyncIterator, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import grpc
 
 from ovmsx import _core
 from ovmsx.frontend.grpc_methods import (
     CALL_CONTEXT,
+    LARGE_MESSAGE,
     RESOURCE_EXHAUSTED,
-    AbortCall,
+    CountedMessages,
     Method,
     StreamHandler,
     UnaryHandler,
@@ -32,8 +34,6 @@ from ovmsx.frontend.grpc_methods import (
 )
 from ovmsx.frontend.memory_budget import MemoryBudget
 
-# As grpc_core.LARGE_MESSAGE: after one, memory goes back to the kernel once no call is left.
-LARGE_MESSAGE = 16 << 20
 RELEASE_DELAY_SECONDS = 0.05
 _STATUS = {code.value[0]: code for code in grpc.StatusCode}
 
@@ -130,8 +130,8 @@ class AioServer:
         messages: AsyncIterator[bytes],
         context: grpc.aio.ServicerContext,
     ) -> AsyncIterator[bytes]:
-        counted = _CountedMessages(messages, self.budget, self._note_large)
-        received = counted.messages()
+        counted = CountedMessages(self.budget, self._note_large)
+        received = counted.messages(partial(anext, aiter(messages), None))
         failed = None
         self._begin(0, context)
         try:
@@ -182,32 +182,6 @@ def _end_call(context: grpc.aio.ServicerContext, code: int, details: str) -> byt
 
 def _name_thread() -> None:
     threading.current_thread().name = "ovmsx-grpc"
-
-
-class _CountedMessages:
-    """A stream's request messages, each counted against the budget until the handler asks
-    for the next one; one that does not fit ends the stream with RESOURCE_EXHAUSTED, whatever
-    the handler makes of the error raised in its iterator."""
-
-    def __init__(self, messages: AsyncIterator[bytes], budget: MemoryBudget, note_large) -> None:
-        self._messages = messages
-        self._budget = budget
-        self._note_large = note_large
-        self.refused: tuple[int, str] | None = None
-
-    async def messages(self) -> AsyncIterator[bytes]:
-        async for message in self._messages:
-            size = len(message)
-            if size >= LARGE_MESSAGE:
-                self._note_large()
-            if not self._budget.take_on_loop(size):
-                self.refused = (RESOURCE_EXHAUSTED, self._budget.refusal(size))
-                raise AbortCall(*self.refused)
-            try:
-                yield message
-            finally:
-                message = None
-                self._budget.give_back_on_loop(size)
 
 
 class _Router(grpc.GenericRpcHandler):

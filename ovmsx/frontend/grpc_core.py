@@ -29,7 +29,7 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 
 from grpc._cython import cygrpc
@@ -38,11 +38,12 @@ from ovmsx import _core
 from ovmsx.frontend.grpc_methods import (
     CALL_CONTEXT,
     CANCELLED,
+    LARGE_MESSAGE,
     OK,
     RESOURCE_EXHAUSTED,
     UNIMPLEMENTED,
-    AbortCall,
     ClientGone,
+    CountedMessages,
     Deferred,
     Method,
     StreamHandler,
@@ -56,10 +57,6 @@ log = logging.getLogger("ovmsx.frontend")
 # Calls the C core may hand over before the polling thread asks for more: enough that a burst
 # of new calls never waits for the thread to re-arm one at a time.
 PENDING_CALLS = 16
-# Messages at least this large leave freed memory in glibc's arenas (gRPC reads them in pieces
-# on its own threads; the server raises glibc's trim threshold so that steady traffic reuses
-# it): when no call is left in flight after one, that memory goes back to the kernel.
-LARGE_MESSAGE = 16 << 20
 # How long stopping waits for cancelled calls to finish their last batch; each should take
 # moments (a cancelled call's batches complete at once, its task is cancelled).
 CANCELLED_CALLS_SECONDS = 30.0
@@ -281,14 +278,10 @@ def _give_back_on_loop(budget: MemoryBudget, size: int, _task: asyncio.Task) -> 
 
 
 class _Stream:
-    """One streaming call on the loop: receives as an async iterator, sends one at a time.
+    """One streaming call on the loop: receives as an async iterator (``CountedMessages``,
+    which counts each message against the budget), sends one at a time."""
 
-    A received message counts against the budget until the handler asks for the next one
-    (a model stream answers each message before that; a graph stream hands it to the graph)
-    or the stream ends. One that does not fit ends the stream with RESOURCE_EXHAUSTED,
-    whatever the handler makes of the error raised in its iterator."""
-
-    __slots__ = ("_budget", "_call", "_loop", "_metadata_sent", "_note_large", "_refused")
+    __slots__ = ("_call", "_counted", "_loop", "_metadata_sent", "_receiving")
 
     def __init__(
         self,
@@ -300,13 +293,12 @@ class _Stream:
         self._call = call
         self._loop = loop
         self._metadata_sent = False
-        self._note_large = note_large
-        self._budget = budget
-        self._refused: tuple[int, str] | None = None
+        self._counted = CountedMessages(budget, note_large)
+        self._receiving = (cygrpc.ReceiveMessageOperation(_NO_FLAGS),)
 
     async def run(self, handler: StreamHandler, finish) -> None:
         code, details = OK, ""
-        messages = self._messages()
+        messages = self._counted.messages(self._received)
         try:
             async for response in handler(messages, CALL_CONTEXT):
                 await self._send(response)
@@ -317,30 +309,15 @@ class _Stream:
             # of its own may still be inside the iterator, which then ends with that task.
             with contextlib.suppress(RuntimeError):
                 await messages.aclose()
-        if self._refused is not None:
-            code, details = self._refused
+        if self._counted.refused is not None:
+            code, details = self._counted.refused
         finish(self._call, code, details, closing=False, metadata_sent=self._metadata_sent)
 
-    async def _messages(self) -> AsyncIterator[bytes]:
-        receive = (cygrpc.ReceiveMessageOperation(_NO_FLAGS),)
-        while True:
-            future = self._loop.create_future()
-            self._call.start_server_batch(receive, partial(_resolve, self._loop, future, True))
-            message = await future
-            if message is None:
-                return
-            size = len(message)
-            if size >= LARGE_MESSAGE:
-                self._note_large()
-            if not self._budget.take_on_loop(size):
-                message = None  # dropped now, not kept alive by the error's traceback
-                self._refused = (RESOURCE_EXHAUSTED, self._budget.refusal(size))
-                raise AbortCall(*self._refused)
-            try:
-                yield message
-            finally:
-                message = None
-                self._budget.give_back_on_loop(size)
+    async def _received(self) -> bytes | None:
+        """The next message; None when the client has sent its last (or gone)."""
+        future = self._loop.create_future()
+        self._call.start_server_batch(self._receiving, partial(_resolve, self._loop, future, True))
+        return await future
 
     async def _send(self, message: bytes) -> None:
         operations = [cygrpc.SendMessageOperation(message, _NO_FLAGS)]

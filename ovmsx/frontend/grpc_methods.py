@@ -15,6 +15,8 @@ from functools import partial
 
 import grpc
 
+from ovmsx.frontend.memory_budget import MemoryBudget
+
 log = logging.getLogger("ovmsx.frontend")
 
 OK = 0
@@ -24,6 +26,12 @@ RESOURCE_EXHAUSTED = 8
 UNIMPLEMENTED = 12
 INTERNAL = 13
 UNAVAILABLE = 14
+
+# Messages at least this large leave freed memory in glibc's arenas (gRPC reads them in pieces
+# on its own threads; the server raises glibc's trim threshold so that steady traffic reuses
+# it): when no call is left in flight after one, the transport gives that memory back to the
+# kernel.
+LARGE_MESSAGE = 16 << 20
 
 
 class AbortCall(Exception):
@@ -80,3 +88,40 @@ def status_of(error: BaseException, handler: object) -> tuple[int, str]:
         return CANCELLED, "cancelled"
     log.error("%s failed", handler, exc_info=error)
     return INTERNAL, "Internal server error"
+
+
+class CountedMessages:
+    """A stream's request messages as the handler reads them, each counted against the memory
+    budget until the handler asks for the next one (a model stream answers each message before
+    that; a graph stream hands it to the graph) or the stream ends. One that does not fit ends
+    the stream with RESOURCE_EXHAUSTED (``refused``), whatever the handler makes of the error
+    raised in its iterator. Both transports read their streams through it."""
+
+    __slots__ = ("_budget", "_note_large", "refused")
+
+    def __init__(self, budget: MemoryBudget, note_large: Callable[[], None]) -> None:
+        self._budget = budget
+        self._note_large = note_large
+        self.refused: tuple[int, str] | None = None
+
+    async def messages(
+        self, receive: Callable[[], Awaitable[bytes | None]]
+    ) -> AsyncIterator[bytes]:
+        """The messages ``receive`` gives, until it gives None. This frame lets go of each
+        message when its budget is given back."""
+        while True:
+            message = await receive()
+            if message is None:
+                return
+            size = len(message)
+            if size >= LARGE_MESSAGE:
+                self._note_large()
+            if not self._budget.take_on_loop(size):
+                message = None  # dropped now, not kept alive by the error's traceback
+                self.refused = (RESOURCE_EXHAUSTED, self._budget.refusal(size))
+                raise AbortCall(*self.refused)
+            try:
+                yield message
+            finally:
+                message = None
+                self._budget.give_back_on_loop(size)

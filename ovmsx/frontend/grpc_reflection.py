@@ -74,6 +74,7 @@ class Reflection:
     def __init__(self, services: Iterable[str], pool: descriptor_pool.DescriptorPool) -> None:
         self._services = sorted(services)
         self._pool = pool
+        self._serialized: dict[str, bytes] = {}  # file name -> FileDescriptorProto bytes
 
     def answer(self, request: Request) -> Response:
         response = Response(valid_host=request.host, original_request=request)
@@ -115,7 +116,9 @@ class Reflection:
             if current.name in seen:
                 continue
             seen.add(current.name)
-            files.append(_file_proto(current).SerializeToString())
+            if current.name not in self._serialized:  # the pool never changes: once each
+                self._serialized[current.name] = _file_proto(current).SerializeToString()
+            files.append(self._serialized[current.name])
             pending.extend(current.dependencies)
 
 

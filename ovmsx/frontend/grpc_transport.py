@@ -82,23 +82,30 @@ def create_transport(
 ) -> GrpcServer:
     """A ``CoreServer`` where grpcio's Cython layer is the one it was built for, else an
     ``AioServer``; both on the running loop."""
-    loop = asyncio.get_running_loop()
     choice = os.environ.get(ENVIRONMENT, "").strip().lower()
     if choice not in ("", "core", "aio"):
         log.warning("%s=%s is not 'core' or 'aio'; ignored", ENVIRONMENT, choice)
         choice = ""
-    problem = core_layer_problem() if choice != "aio" else None
     if choice == "aio":
         log.info("gRPC is served on grpc.aio, as %s asks", ENVIRONMENT)
-    elif problem is not None and choice != "core":
+        return _aio_server(methods, options, budget)
+    problem = core_layer_problem()
+    if problem is not None and choice != "core":
         log.warning("%s; gRPC is served on grpc.aio, grpcio's public API, instead (slower for "
                     "quick models)", problem)  # fmt: skip
-    else:
-        if problem is not None:
-            log.warning("%s; %s=core asks to serve on it all the same", problem, ENVIRONMENT)
-        from ovmsx.frontend.grpc_core import CoreServer
+        return _aio_server(methods, options, budget)
+    if problem is not None:
+        log.warning("%s; %s=core asks to serve on it all the same", problem, ENVIRONMENT)
+    from ovmsx.frontend.grpc_core import CoreServer
 
-        return CoreServer(methods, options, loop, budget)
+    return CoreServer(methods, options, asyncio.get_running_loop(), budget)
+
+
+def _aio_server(
+    methods: Mapping[str, Method],
+    options: Iterable[tuple[str, int | str]],
+    budget: MemoryBudget | None,
+) -> GrpcServer:
     from ovmsx.frontend.grpc_aio import AioServer
 
-    return AioServer(methods, options, loop, budget)
+    return AioServer(methods, options, asyncio.get_running_loop(), budget)

@@ -25,6 +25,7 @@ from ovmsx.frontend.rest_request import BINARY_DATA_SIZE, OutputFormat
 from ovmsx.frontend.rest_response import RestResponse
 from ovmsx.quoting import quote
 from ovmsx.status import StatusCode, status_error
+from ovmsx.tensor_bytes import raw_bytes
 
 # numpy types of the datatypes a JSON output can hold (BYTES and BF16 are handled apart).
 _DTYPES: dict[str, type] = {
@@ -67,7 +68,7 @@ class Output(NamedTuple):
 
 
 def tensor_outputs(tensors: Iterable[_core.Tensor]) -> list[Output]:
-    return [Output(t.name, t.datatype, tuple(t.shape), _bytes_view(t)) for t in tensors]
+    return [Output(t.name, t.datatype, tuple(t.shape), raw_bytes(t)) for t in tensors]
 
 
 def graph_outputs(answer: bytes) -> tuple[pb.ModelInferResponse, list[Output]]:
@@ -138,18 +139,6 @@ def _json_data(output: Output) -> object:
         f"output {quote(output.name)} of datatype {quote(datatype)} can only be sent as binary "
         "data",
     )
-
-
-_NO_BYTES = memoryview(b"")
-
-
-def _bytes_view(tensor: _core.Tensor) -> memoryview:
-    view = memoryview(tensor)
-    if view.format == "B" and view.ndim == 1:
-        return view
-    # memoryview.cast refuses a shape with a zero in it ([0, 10], [1, 0]): such a tensor has no
-    # bytes, and its answer is "data": [] (or binary_data_size 0).
-    return view.cast("B") if view.nbytes else _NO_BYTES
 
 
 def _typed_data(tensor: pb.ModelInferResponse.InferOutputTensor) -> memoryview:

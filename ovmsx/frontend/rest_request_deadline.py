@@ -26,6 +26,7 @@ costs a timer event per ``timeout`` seconds, not one per request, and no task is
 from __future__ import annotations
 
 import enum
+import itertools
 import logging
 from asyncio import TimerHandle
 
@@ -39,6 +40,8 @@ DEFAULT_TIMEOUT_SECONDS = 30.0
 # The slowest a body may come once its first `timeout` seconds are spent, as Apache's
 # RequestReadTimeout MinRate: a real upload is far faster, a trickle far slower.
 MIN_BODY_RATE = 32 << 10
+# Stalled connections closed by this process so far, for the DEBUG log.
+_CLOSED = itertools.count(1)
 
 
 class _Phase(enum.Enum):
@@ -46,12 +49,6 @@ class _Phase(enum.Enum):
     HEAD = "a request head"
     BODY = "a request body"
     WHOLE = ""  # nothing awaited from the client
-
-
-class _Closed:
-    """Stalled connections closed by this process, for the DEBUG log."""
-
-    count = 0
 
 
 class DeadlineProtocol(BoundedHeadProtocol):
@@ -136,7 +133,6 @@ class DeadlineProtocol(BoundedHeadProtocol):
             phase is _Phase.HEAD
             or (phase is _Phase.BODY and cycle is not None and not cycle.response_started)
         )
-        _Closed.count += 1
         log.debug(
             "REST connection from %s closed: %s did not arrive within %g s%s (%d stalled "
             "connections closed so far)",
@@ -144,7 +140,7 @@ class DeadlineProtocol(BoundedHeadProtocol):
             phase.value,
             self._timeout,
             ", answered 408" if answerable else "",
-            _Closed.count,
+            next(_CLOSED),
         )
         if answerable:
             self.close_with(_timed_out(self._timeout))

@@ -362,15 +362,15 @@ def _node_options(node: Message) -> dict[str, Message]:
         if name in found:
             # calculator.proto: "Each node_options message must have a different message type".
             raise GraphConfigError(f"node_options holds {name} twice")
-        if not _known_type(name):
+        try:
+            found[name] = _real_message(name, packed.value)
+        except KeyError:
             # Written as `node_options: { type_url: ... value: ... }` (or left empty) rather
             # than `[type.googleapis.com/TYPE] { ... }`, which protobuf checks as it reads.
             raise GraphConfigError(
                 f"node_options type_url {packed.type_url!r} names no options type ovmsx knows "
                 f"(known types: {', '.join(_known_options())})"
-            )
-        try:
-            found[name] = _real_message(name, packed.value)
+            ) from None
         except DecodeError:
             raise GraphConfigError(
                 f"node_options value is not a serialized {name} message"
@@ -394,15 +394,9 @@ def _extensions(options: Message) -> dict[str, Message]:
     return found
 
 
-def _known_type(full_name: str) -> bool:
-    try:
-        pb.DESCRIPTOR.pool.FindMessageTypeByName(full_name)
-    except KeyError:
-        return False
-    return True
-
-
 def _real_message(full_name: str, serialized: bytes) -> Message:
+    """``serialized`` as the message type ``full_name``: KeyError for a type the generated
+    module does not hold, DecodeError for bytes that do not parse."""
     # Every type the lenient pool knows is also in the generated module's pool.
     message_class = message_factory.GetMessageClass(
         pb.DESCRIPTOR.pool.FindMessageTypeByName(full_name)

@@ -12,6 +12,7 @@ import numpy as np
 from ovmsx import _core
 from ovmsx.config.pipeline_config import DEMULTIPLY_LIMIT
 from ovmsx.status import StatusCode, status_error
+from ovmsx.tensor_bytes import raw_bytes
 
 
 def renamed(tensor: _core.Tensor, name: str) -> _core.Tensor:
@@ -47,7 +48,7 @@ def split(tensor: _core.Tensor, count: int | None, where: str) -> list[_core.Ten
         )
     if shards == 0:
         raise status_error(StatusCode.PIPELINE_DEMULTIPLEXER_NO_RESULTS, where)
-    raw = _bytes_of(tensor)
+    raw = raw_bytes(tensor)
     step = len(raw) // shards
     rest = list(shape[1:])
     return [
@@ -66,11 +67,5 @@ def stack(shards: Sequence[_core.Tensor], where: str) -> _core.Tensor:
                 f"{where}: {list(first.shape)} {first.datatype} vs "
                 f"{list(shard.shape)} {shard.datatype}",
             )
-    data = np.concatenate([np.frombuffer(_bytes_of(s), np.uint8) for s in shards])
+    data = np.concatenate([np.frombuffer(raw_bytes(s), np.uint8) for s in shards])
     return _core.Tensor._from_raw(first.name, data, [len(shards), *first.shape], first.datatype)
-
-
-def _bytes_of(tensor: _core.Tensor) -> memoryview:
-    """The tensor's data as bytes. (A view with a zero dimension, [2, 0] say, cannot be cast.)"""
-    view = memoryview(tensor)
-    return view.cast("B") if view.nbytes else memoryview(b"")
