@@ -51,6 +51,8 @@ OVMS_LOGGERS = (
     ("ovmsx.models", "modelmanager"),  # models and versions: loading, states
     ("ovmsx.servables", "modelmanager"),
     ("ovmsx.config", "modelmanager"),  # config files and flags
+    ("ovmsx.llm_executor", "llm_executor"),  # an LLM engine process's loop
+    ("ovmsx.llm_calculator", "llm_calculator"),  # LLM servables and their requests
     ("ovmsx", "serving"),  # server, frontends, workers, everything else
 )
 

@@ -97,8 +97,10 @@ async def _start_server(
 async def _start_rest(
     options: ServerOptions, context: RestContext, reuse_port: bool, budget: MemoryBudget
 ) -> RestServer | None:
+    from ovmsx.frontend.cors import Cors
     from ovmsx.frontend.rest_app import RestApp  # the HTTP library loads only when REST serves
     from ovmsx.frontend.rest_server import RestServer
+    from ovmsx.genai.v3_api import V3App
 
     if options.rest_workers is not None:
         log.warning(
@@ -114,6 +116,13 @@ async def _start_rest(
             reuse_port,
             budget,
             request_timeout=options.rest_request_timeout,
+            v3=V3App(context.registry, options.api_key),
+            cors=Cors(
+                options.allowed_origins,
+                options.allowed_methods,
+                options.allowed_headers,
+                options.allow_credentials,
+            ),
         )
     except OSError as error:
         log.error("Failed to start REST server on %s:%d: %s", address, options.rest_port, error)

@@ -78,6 +78,23 @@ _REST_ROWS = (
     # OVMS has this code (a request nested deeper than it takes); its message is ovmsx's.
     ("JSON_NESTING_DEPTH_EXCEEDED", "JSON nesting depth exceeds the limit", 400),
     ("SERVER_NOT_READY", "Server is not ready", 503),
+    # Generative AI (ovmsx/genai). OVMS has these codes; the LLM node messages are ovmsx's.
+    ("LLM_NODE_MISSING_OPTIONS", "LLM node is missing its node_options", 500),
+    ("LLM_NODE_MISSING_NAME", "LLM node is missing its name", 500),
+    ("LLM_NODE_NAME_ALREADY_EXISTS", "LLM node name is used by another LLM node", 500),
+    ("LLM_NODE_DIRECTORY_DOES_NOT_EXIST", "LLM node models_path does not exist", 500),
+    (
+        "LLM_NODE_PATH_DOES_NOT_EXIST_AND_NOT_GGUFFILE",
+        "LLM node models_path is neither a directory nor a .gguf file",
+        500,
+    ),
+    (
+        "LLM_NODE_RESOURCE_STATE_INITIALIZATION_FAILED",
+        "LLM node resource state initialization failed",
+        500,
+    ),
+    # OVMS's HTTP map lacks it, so its answer is 500 (COMPAT_GENAI §3.6).
+    ("UNAUTHORIZED", "Unauthorized request due to invalid or missing api-key", 500),
 )
 
 # Failures of encoded-image inputs (ovmsx/images), with OVMS's messages (src/status.cpp) and

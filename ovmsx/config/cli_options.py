@@ -9,6 +9,7 @@ only sets ``ServerOptions.version`` and skips the checks, for the caller to act 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import ipaddress
 import json
 import logging
@@ -26,6 +27,13 @@ from pydantic import ValidationError
 from ovmsx.config.errors import UsageError, validation_problems
 from ovmsx.config.model_config import REMOTE_PREFIXES, ModelConfig
 from ovmsx.frontend.memory_budget import DEFAULT_QUOTA
+from ovmsx.genai.task_graph import (
+    TEXT_GENERATION,
+    TaskError,
+    TextGenerationFlags,
+    check_flags,
+    check_task,
+)
 
 log = logging.getLogger("ovmsx.config")
 
@@ -55,16 +63,17 @@ REMOVED_FLAGS = (
 )
 # Server flags ovmsx takes, as OVMS does, but cannot act on: each one given is named in a
 # warning at start, with the reason.
-_LLM_ONLY = "it concerns generative (LLM) endpoints, which ovmsx does not serve"
+_LLM_ONLY = "ovmsx's /v3 answers do not carry OVMS's __verbose field yet"
 UNHONOURED_FLAGS = {
     "grpc_max_threads": "grpcio does not expose gRPC's thread quota to Python servers",
     "cpu_extension": "ovmsx does not load OpenVINO CPU extension libraries",
     "custom_node_resources_cleaner_interval_seconds": (
         "ovmsx keeps no pooled custom-node buffers that would need cleaning"
     ),
-    "api_key_file": "the key guards OVMS's /v3 (generative) endpoints, which ovmsx does not serve",
-    "allowed_local_media_path": _LLM_ONLY,
-    "allowed_media_domains": _LLM_ONLY,
+    "allowed_local_media_path": "it concerns images sent to vision-language models, which "
+    "ovmsx does not serve",
+    "allowed_media_domains": "it concerns images sent to vision-language models, which ovmsx "
+    "does not serve",
     "verbose_response": _LLM_ONLY,
 }
 # Flags of OVMS's other modes, refused with a message that says so (argparse would only call
@@ -77,7 +86,6 @@ OTHER_MODE_FLAGS = {
     "source_loras": _PULL_MODE,
     "gguf_filename": _PULL_MODE,
     "overwrite_models": _PULL_MODE,
-    "task": _PULL_MODE,
     "weight-format": _PULL_MODE,
     "extra_quantization_params": _PULL_MODE,
     "model_repository_path": _PULL_MODE,
@@ -160,6 +168,19 @@ class ServerOptions:
     """``--target_device``; ``None`` = the ModelConfig default (CPU)."""
     plugin_config: str | None = None
     """``--plugin_config``: JSON object of OpenVINO properties."""
+    api_key: str = ""
+    """The key ``/v3`` requests must carry: ``--api_key_file``'s first line (trailing blanks
+    trimmed), else the ``API_KEY`` environment variable; "" = no check."""
+    allowed_origins: str = "*"
+    allowed_methods: str = "*"
+    allowed_headers: str = "*"
+    allow_credentials: bool = False
+    """CORS: ``--allowed_origins``, ``--allowed_methods``, ``--allowed_headers``,
+    ``--allow_credentials`` (ovmsx/frontend/cors.py)."""
+    task: str | None = None
+    """``--task``: serve ``--model_path`` through a graph built in memory (genai/task_graph.py)."""
+    text_generation: TextGenerationFlags | None = None
+    """The ``--task text_generation`` flags given (None: none given)."""
 
     @property
     def memory_quota(self) -> int:
@@ -287,7 +308,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--metrics_list", metavar="NAMES", help="comma-separated metric names")
     add("--cpu_extension", metavar="PATH", help="OpenVINO CPU extension library (ignored)")
-    for flag in ("api_key_file", "allowed_local_media_path", "allowed_media_domains"):
+    add(
+        "--api_key_file",
+        metavar="PATH",
+        help="file whose first line is the key /v3 requests must send as 'Authorization: "
+        "Bearer KEY' (default: the API_KEY environment variable; none: no check)",
+    )
+    add("--allowed_origins", metavar="ORIGINS", default="*", help="CORS allowed origins (*)")
+    add("--allowed_methods", metavar="METHODS", default="*", help="CORS allowed methods (*)")
+    add("--allowed_headers", metavar="HEADERS", default="*", help="CORS allowed headers (*)")
+    add(
+        "--allow_credentials",
+        type=_bool,
+        metavar="BOOL",
+        nargs="?",
+        const=True,
+        default=False,
+        help="send Access-Control-Allow-Credentials: true",
+    )
+    for flag in ("allowed_local_media_path", "allowed_media_domains"):
         add(f"--{flag}", metavar="VALUE", help="generative AI option, accepted and ignored")
     add(
         "--verbose_response",
@@ -297,6 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
         const=True,
         help="generative AI option, accepted and ignored",
     )
+    _add_task_flags(parser)
     model = parser.add_argument_group("single model options (instead of --config_path)")
     add = model.add_argument
     add("--model_name", metavar="NAME", help="name clients use for the model")
@@ -321,6 +361,32 @@ def build_parser() -> argparse.ArgumentParser:
     for flag in REMOVED_FLAGS:
         add(f"--{flag}", nargs="?", const="", help=argparse.SUPPRESS)
     return parser
+
+
+def _add_task_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "generative AI: serve --model_path through a graph built from these flags"
+    )
+    add = group.add_argument
+    add("--task", metavar="TASK", help="text_generation (embeddings, rerank, ...: not yet)")
+    add("--max_num_seqs", type=_uint, metavar="N", help="sequences processed together (256)")
+    add("--max_num_batched_tokens", type=_uint, metavar="N", help="tokens per step (256)")
+    add("--cache_size", type=_uint, metavar="GB", help="KV cache in GB; 0 = grows as needed (0)")
+    add("--enable_prefix_caching", type=_bool, metavar="BOOL", help="reuse prompt KV (true)")
+    add("--dynamic_split_fuse", type=_bool, metavar="BOOL", help="split long prompts (true)")
+    add("--pipeline_type", metavar="TYPE", help="LM, LM_CB or AUTO (AUTO)")
+    add("--max_tokens_limit", type=_uint, metavar="N", help="largest max_tokens a request may ask")
+    add("--best_of_limit", type=_uint, metavar="N", help="largest best_of a request may ask (20)")
+    add("--reasoning_parser", metavar="NAME", help="reasoning parser (not yet served)")
+    add("--tool_parser", metavar="NAME", help="tool call parser (not yet served)")
+    add("--enable_tool_guided_generation", type=_bool, metavar="BOOL", help="(not yet served)")
+    add("--cache_interval_multiplier", type=_uint, metavar="N", help="KV cache block interval")
+    add("--kv_cache_precision", metavar="PRECISION", help="KV cache precision, e.g. u8")
+    add("--max_prompt_len", type=_uint, metavar="N", help="NPU: longest prompt")
+    add(
+        "--model_distribution_policy", metavar="POLICY", help="TENSOR_PARALLEL or PIPELINE_PARALLEL"
+    )
+    add("--draft_source_model", metavar="PATH", help="draft model for speculative decoding")
 
 
 def parse_options(argv: Sequence[str] | None = None) -> ServerOptions:
@@ -394,7 +460,42 @@ def _options(args: argparse.Namespace) -> ServerOptions:
         nireq=args.nireq,
         target_device=args.target_device,
         plugin_config=args.plugin_config,
+        api_key=_api_key(args.api_key_file),
+        allowed_origins=args.allowed_origins,
+        allowed_methods=args.allowed_methods,
+        allowed_headers=args.allowed_headers,
+        allow_credentials=args.allow_credentials,
+        task=args.task,
+        text_generation=_text_generation_flags(args),
     )
+
+
+def _text_generation_flags(args: argparse.Namespace) -> TextGenerationFlags | None:
+    given = {
+        field.name: getattr(args, field.name)
+        for field in dataclasses.fields(TextGenerationFlags)
+        if getattr(args, field.name) is not None
+    }
+    if not given:
+        return None
+    flags = TextGenerationFlags(**given)
+    try:
+        check_flags(flags)
+    except TaskError as error:
+        raise UsageError(str(error)) from None
+    return flags
+
+
+def _api_key(path: str | None) -> str:
+    """OVMS: the file's first line, trailing whitespace trimmed (an unreadable file stops the
+    server); without a file, the API_KEY environment variable."""
+    if path is None:
+        return os.environ.get("API_KEY", "")
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.readline().rstrip()
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"--api_key_file {path}: cannot read the API key: {error}") from None
 
 
 def _check(options: ServerOptions, args: argparse.Namespace) -> None:
@@ -406,6 +507,13 @@ def _check(options: ServerOptions, args: argparse.Namespace) -> None:
         raise UsageError("Use config_path or model_path with model_name")
     if options.config_path is not None and any(getattr(args, f) is not None for f in MODEL_FLAGS):
         raise UsageError("Model parameters in CLI are exclusive with the config file")
+    if options.task is not None or options.text_generation is not None:
+        if options.config_path is not None:
+            raise UsageError("--task and its flags serve --model_path; they take no --config_path")
+        try:
+            check_task(options.task or TEXT_GENERATION)
+        except TaskError as error:
+            raise UsageError(str(error)) from None
     cores = os.cpu_count() or 1
     if not 1 <= options.grpc_workers <= cores:
         raise UsageError(f"grpc_workers count should be from 1 to CPU core count : {cores}")

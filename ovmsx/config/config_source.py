@@ -18,8 +18,8 @@ from pathlib import Path
 from ovmsx.config.cli_options import ServerOptions
 from ovmsx.config.errors import ConfigError
 from ovmsx.config.graph_folders import split_graph_folders
-from ovmsx.config.mediapipe_config import MediapipeConfig
-from ovmsx.config.model_config import ModelConfig
+from ovmsx.config.mediapipe_config import GRAPH_FILE, MediapipeConfig
+from ovmsx.config.model_config import REMOTE_PREFIXES, ModelConfig
 from ovmsx.config.monitoring_config import MonitoringConfig
 from ovmsx.config.pipeline_config import CustomNodeLibraryConfig, PipelineConfig
 from ovmsx.config.servables import Servables
@@ -28,6 +28,13 @@ from ovmsx.config.server_config import (
     keep_first_of_each_name,
     load_subconfig,
     parse_config,
+)
+from ovmsx.genai.task_graph import (
+    TaskError,
+    TextGenerationFlags,
+    check_task,
+    detect_task,
+    text_generation_graph,
 )
 from ovmsx.status import StatusCode, StatusError
 
@@ -67,6 +74,9 @@ def read_servables(options: ServerOptions) -> ConfigRead:
     ``ConfigError`` when the file cannot be served)."""
     single = options.single_model_config()
     if single is not None:
+        graph = task_graph_config(options)
+        if graph is not None:
+            return ConfigRead(None, servables_from([], [graph]))
         # A --model_path folder holding graph.pbtxt is served as a graph (graph_folders).
         return ConfigRead(None, servables_from([single]))
     assert options.config_path is not None  # parse_options requires one of the two
@@ -74,6 +84,37 @@ def read_servables(options: ServerOptions) -> ConfigRead:
     if read.error is not None:
         raise read.error
     return read
+
+
+def task_graph_config(options: ServerOptions) -> MediapipeConfig | None:
+    """The graph OVMS builds in memory for ``--model_path``: with ``--task`` (or its flags),
+    or for a folder with ``config.json`` and no ``graph.pbtxt`` whose task it can tell."""
+    if options.model_path is None or options.model_path.startswith(REMOTE_PREFIXES):
+        return None
+    folder = Path(options.model_path)
+    task = options.task
+    if task is None and options.text_generation is None:
+        if not (folder / "config.json").is_file() or (folder / GRAPH_FILE).is_file():
+            return None
+        task = detect_task(folder)
+        if task is None:
+            raise ConfigError(
+                folder, "--task", "Could not infer model task - specify --task value explicitly"
+            )
+        log.info("model %s: %s holds a %s model, served as one", options.model_name, folder, task)
+        try:
+            check_task(task)
+        except TaskError as error:
+            raise ConfigError(folder, "--task", str(error)) from None
+    text = text_generation_graph(
+        folder,
+        options.text_generation or TextGenerationFlags(),
+        device=options.target_device,
+        plugin_config=options.plugin_config,
+        cache_dir=options.cache_dir,
+    )
+    assert options.model_name is not None
+    return MediapipeConfig.in_memory(options.model_name, folder, text)
 
 
 def file_md5(path: Path) -> str | None:

@@ -57,6 +57,20 @@ class MediapipeConfig(BaseModel):
     ``@register_calculator`` classes become calculator names the graph may use."""
 
     _config_dir: Path = PrivateAttr(default_factory=Path.cwd)
+    _graph_text: str | None = PrivateAttr(default=None)
+
+    @classmethod
+    def in_memory(cls, name: str, base_dir: Path, text: str) -> MediapipeConfig:
+        """A graph built by the server rather than read from a file (``--task``), based at
+        ``base_dir``."""
+        config = cls.model_validate({"name": name, "base_path": str(base_dir)})
+        config._graph_text = text
+        return config
+
+    @property
+    def graph_text(self) -> str | None:
+        """The graph's text when it was built in memory; None when it is read from its file."""
+        return self._graph_text
 
     def model_post_init(self, context: Any) -> None:
         if isinstance(context, dict) and context.get("config_dir") is not None:

@@ -28,14 +28,19 @@ import asyncio
 import functools
 import logging
 import socket
+from collections.abc import Sequence
 
 import orjson
 import uvicorn
 
+from ovmsx.frontend.cors import Cors
 from ovmsx.frontend.memory_budget import MemoryBudget
 from ovmsx.frontend.rest_app import RestApp
 from ovmsx.frontend.rest_request_deadline import DEFAULT_TIMEOUT_SECONDS, DeadlineProtocol
 from ovmsx.frontend.rest_response import RestResponse
+from ovmsx.frontend.rest_routes import escapes
+from ovmsx.frontend.v3_stream import serve_v3
+from ovmsx.genai.v3_api import V3App, is_v3_path
 
 log = logging.getLogger("ovmsx.server")
 
@@ -50,17 +55,29 @@ BACKLOG = 2048
 KEEP_ALIVE_SECONDS = 60
 
 
-def asgi_application(app: RestApp, budget: MemoryBudget | None = None):
+def asgi_application(
+    app: RestApp,
+    budget: MemoryBudget | None = None,
+    v3: V3App | None = None,
+    cors: Cors | None = None,
+):
     """The ASGI function handing each HTTP request to ``app``: method, raw path (still
     percent-encoded, so that an encoded "/" in a model name stays in the name), the
     ``Inference-Header-Content-Length`` header and the whole body. Bodies count against
-    ``budget`` (a budget of its own if None) while they are read and answered."""
+    ``budget`` (a budget of its own if None) while they are read and answered. ``/v3`` and
+    ``/v1`` paths (but the config API's) go to ``v3`` when given (v3_stream.py); every answer
+    carries ``cors``'s headers, and OPTIONS on any path is answered with them alone."""
     budget = MemoryBudget() if budget is None else budget
     limit = min(MAX_BODY_BYTES, budget.quota)
     too_large = _too_large(limit)
+    cors = Cors() if cors is None else cors
+    _send = cors.sender(_send_response)
 
     async def application(scope, receive, send) -> None:
         if scope["type"] != "http":
+            return
+        if scope["method"] == "OPTIONS":
+            await _send(send, RestResponse(200, b""))
             return
         header = None
         declared = 0
@@ -86,6 +103,9 @@ def asgi_application(app: RestApp, budget: MemoryBudget | None = None):
                 await _send(send, data, close=data.status == 413)
                 return
             path = scope["raw_path"].decode("latin-1")
+            if v3 is not None and is_v3_path(path) and not escapes(path.partition("?")[0]):
+                await serve_v3(v3, scope, data, receive, send, cors.headers)
+                return
             response = await app.handle(scope["method"], path, header, data)
             del data
             await _send(send, response)
@@ -138,11 +158,15 @@ def _refused(budget: MemoryBudget, size: int) -> RestResponse:
     return RestResponse(503, orjson.dumps({"error": budget.refusal(size)}))
 
 
-async def _send(send, response: RestResponse, close: bool = False) -> None:
-    """``close``: the connection ends after this answer (its request's body was not read)."""
+async def _send_response(
+    send, response: RestResponse, close: bool = False, extra: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
+    """``close``: the connection ends after this answer (its request's body was not read);
+    ``extra``: more headers."""
     headers = [
         (b"content-type", response.content_type.encode("latin-1")),
         (b"content-length", str(response.length).encode("latin-1")),
+        *extra,
     ]
     if close:
         headers.append((b"connection", b"close"))
@@ -190,12 +214,15 @@ class RestServer:
         reuse_port: bool = False,
         budget: MemoryBudget | None = None,
         request_timeout: float = DEFAULT_TIMEOUT_SECONDS,
+        v3: V3App | None = None,
+        cors: Cors | None = None,
     ) -> None:
-        """``request_timeout``: seconds a request's head, or its body, may take to arrive."""
+        """``request_timeout``: seconds a request's head, or its body, may take to arrive;
+        ``v3``: the OpenAI-compatible endpoints; ``cors``: the CORS headers of every answer."""
         self._socket = listening_socket(address, port, reuse_port)
         self.port: int = self._socket.getsockname()[1]
         config = uvicorn.Config(
-            asgi_application(app, budget),
+            asgi_application(app, budget, v3, cors),
             # httptools, with a bound on request heads and a deadline for their bytes
             http=functools.partial(DeadlineProtocol, request_timeout=request_timeout),
             ws="none",

@@ -184,6 +184,11 @@ class CalculatorNode:
     def base_dir(self) -> Path:
         return self.load_context.base_dir
 
+    @property
+    def healthy(self) -> bool:
+        """Whether the node can serve now (False while an LLM engine restarts)."""
+        return True
+
     def load(self) -> None:
         """Acquire what every instance shares (import a handler, ...)."""
 

@@ -74,7 +74,8 @@ class Graph:
 
     @property
     def available(self) -> bool:
-        return self.state is VersionState.AVAILABLE
+        """Loaded, and every node able to serve (an LLM node's engine may be restarting)."""
+        return self.state is VersionState.AVAILABLE and all(node.healthy for node in self.nodes)
 
     @property
     def error_code(self) -> str:
@@ -104,8 +105,10 @@ class Graph:
     def load(self, servables: ServableResolver | None = None) -> None:
         """Read, check and start the definition (runs user code: call from a worker thread)."""
         path = self.config.graph_file
+        text = self.config.graph_text
         try:
-            text = path.read_text(encoding="utf-8")
+            if text is None:
+                text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise status_error(
                 StatusCode.FILE_INVALID, f"graph {self.name}: {path}: {error}"

@@ -23,6 +23,8 @@ _MISSING = b"\0missing"  # stands for a file that cannot be read (its absence is
 def fingerprint(config: MediapipeConfig) -> str:
     """MD5 over the graph's files, their paths included; reads files (call off the loop)."""
     digest = hashlib.md5()
+    if config.graph_text is not None:  # built in memory (--task): no file to watch
+        return hashlib.md5(config.graph_text.encode()).hexdigest()
     try:
         graph_file = config.graph_file
     except StatusError:  # a cloud path: nothing local to watch

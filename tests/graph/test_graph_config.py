@@ -455,13 +455,13 @@ def test_syntax_errors_carry_the_line(text: str, line: int, complaint: str) -> N
 
 def test_unknown_node_options_type_is_an_error_that_says_why() -> None:
     text = one_node(
-        'calculator: "HttpLLMCalculator"\ninput_stream: "in"\noutput_stream: "out"\n'
+        'calculator: "ImageCroppingCalculator"\ninput_stream: "in"\noutput_stream: "out"\n'
         "node_options: {\n"
-        "  [type.googleapis.com / mediapipe.LLMCalculatorOptions]: { models_path: './' }\n"
+        "  [type.googleapis.com / mediapipe.ImageCroppingCalculatorOptions]: { width: 2 }\n"
         "}"
     )
     error = graph_error(text)
-    assert "mediapipe.LLMCalculatorOptions is unknown to ovmsx" in str(error)
+    assert "mediapipe.ImageCroppingCalculatorOptions is unknown to ovmsx" in str(error)
     assert "protobuf cannot skip an unknown Any type" in str(error)
     assert PYTHON_OPTIONS in str(error)  # the known types are listed
     # protobuf gives no position for this one; the parser finds the Any itself.

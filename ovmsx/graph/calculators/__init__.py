@@ -15,5 +15,15 @@ BUILT_IN = {
     "OpenVINOInferenceCalculator": InferenceNode,
 }
 
+
+def _llm_node(node, load):
+    # Generative AI is a room of its own (ovmsx/genai), imported when a graph names it.
+    from ovmsx.genai.llm_node import LLMNode
+
+    return LLMNode(node, load)
+
+
+BUILT_IN["HttpLLMCalculator"] = _llm_node
+
 for _name, _factory in BUILT_IN.items():
     register_factory(_name, _factory, "ovmsx (built in)")

@@ -1,0 +1,365 @@
+"""The LLM engine: a process of its own running openvino-genai for one ``HttpLLMCalculator``.
+
+openvino-genai's ``step()`` and ``add_request()`` hold the GIL for a whole forward pass, and a
+blocked ``GenerationHandle.read()`` holds it too, so the engine never runs in the interpreter
+that serves requests: the server starts this module as a child process (engine_client.py) and
+talks to it over a socket pair (wire.py).
+
+The process runs one loop on one thread: take what the server sent (new requests, stops), run
+one ``step()``, collect what every request produced, and send it back in one frame. With no
+request in the engine it sleeps on the socket. Prompts are tokenized here (the tokenizer holds
+the GIL too), their length checked before they reach the pipeline (a ``step()`` that fails
+breaks the pipeline for good), and streamed tokens are turned into text here, batched across
+requests (text_decoder.py).
+
+Messages from the server: ``("add", EngineRequest)``, ``("stop", id)``, ``("close",)``.
+To the server: ``("ready", EngineInfo)`` once, then lists of events, each ``(kind, id, data)``:
+``text`` (a streamed delta: sequence index, text, whether it is the sequence's last, its
+finish reason), ``done`` (the final result), ``error`` (the request failed);
+``("stats", {...})`` now and then; ``("fatal", message)`` before exiting on a broken pipeline.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import socket
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ovmsx.genai.engine_messages import EngineInfo, EngineRequest
+from ovmsx.genai.generation_config import UNSET, request_config
+from ovmsx.genai.llm_options import EngineSettings, max_model_length
+from ovmsx.genai.text_decoder import TextDecoder, decode_steps
+from ovmsx.genai.wire import FrameReader, pack
+
+log = logging.getLogger("ovmsx.llm_executor")
+
+# OVMS logs the scheduler's state every this many steps.
+STATS_EVERY_STEPS = 10
+_FINISH_REASONS = {1: "stop", 2: "length", 3: "tool_calls"}
+
+
+@dataclass
+class _Active:
+    request: EngineRequest
+    handle: object
+    prompt_tokens: int
+    decoders: dict[int, TextDecoder] = field(default_factory=dict)
+    finish: dict[int, str | None] = field(default_factory=dict)
+
+
+class Engine:
+    """The pipeline, its tokenizer and the requests in it."""
+
+    def __init__(self, settings: EngineSettings) -> None:
+        import openvino_genai as genai
+
+        self.genai = genai
+        self.settings = settings
+        started = time.perf_counter()
+        path = settings.models_path
+        scheduler = genai.SchedulerConfig()
+        scheduler.max_num_batched_tokens = settings.max_num_batched_tokens
+        scheduler.cache_size = settings.cache_size
+        scheduler.max_num_seqs = settings.max_num_seqs
+        scheduler.dynamic_split_fuse = settings.dynamic_split_fuse
+        scheduler.enable_prefix_caching = settings.enable_prefix_caching
+        if settings.cache_interval_multiplier is not None:
+            scheduler.cache_interval_multiplier = settings.cache_interval_multiplier
+        self.pipeline = genai.ContinuousBatchingPipeline(
+            path, scheduler, settings.device, settings.plugin_config
+        )
+        self.tokenizer = self.pipeline.get_tokenizer()
+        self.base_fields = _config_fields(self._base_config(path))
+        self.load_seconds = time.perf_counter() - started
+        folder = Path(path) if os.path.isdir(path) else Path(path).parent
+        self.max_length = max_model_length(folder)
+        self.active: dict[int, _Active] = {}
+        self.steps = 0
+
+    def info(self) -> EngineInfo:
+        tokenizer = self.tokenizer
+        return EngineInfo(
+            pid=os.getpid(),
+            max_model_length=self.max_length,
+            chat_template=tokenizer.get_original_chat_template() or tokenizer.chat_template,
+            bos_token=tokenizer.get_bos_token(),
+            eos_token=tokenizer.get_eos_token(),
+            load_seconds=self.load_seconds,
+        )
+
+    # -- requests --------------------------------------------------------------------------
+
+    def add(self, request: EngineRequest, events: list) -> None:
+        try:
+            ids = self.tokenizer.encode(
+                request.prompt, add_special_tokens=request.add_special_tokens
+            ).input_ids
+            count = ids.shape[1]
+            problem = self._length_problem(count, request.max_tokens)
+            if problem:
+                events.append(("error", request.id, problem))
+                return
+            config = self._config(request)
+            handle = self.pipeline.add_request(request.id, ids, config)
+        except RuntimeError as error:  # GenerationConfig.validate() and add_request's checks
+            events.append(("error", request.id, _first_line(error)))
+            return
+        self.active[request.id] = _Active(request, handle, count)
+
+    def stop(self, request_id: int) -> None:
+        """The client left: stop its generation; the next step frees its KV cache."""
+        active = self.active.pop(request_id, None)
+        if active is not None:
+            active.handle.stop()
+
+    def _length_problem(self, prompt: int, max_tokens: int | None) -> str | None:
+        limit = self.max_length
+        settings = self.settings
+        if limit is not None:
+            if prompt > limit:
+                return f"Number of prompt tokens: {prompt} exceeds model max length: {limit}"
+            if max_tokens is not None and prompt + max_tokens > limit:
+                return (
+                    f"Number of prompt tokens: {prompt} + max tokens value: {max_tokens} "
+                    f"exceeds model max length: {limit}"
+                )
+        if not settings.dynamic_split_fuse and prompt > settings.max_num_batched_tokens:
+            return (
+                "Input length exceeds pipeline capabilities: "
+                f"{prompt} > {settings.max_num_batched_tokens}"
+            )
+        return None
+
+    def _base_config(self, path: str):
+        """generation_config.json's settings (OVMS reads it once), else openvino-genai's."""
+        folder = Path(path) if os.path.isdir(path) else Path(path).parent
+        json_path = folder / "generation_config.json"
+        if json_path.is_file():
+            return self.genai.GenerationConfig(str(json_path))
+        return self.genai.GenerationConfig()
+
+    def _config(self, request: EngineRequest):
+        fields = request_config(self.base_fields, request.config, self.max_length)
+        config = self.genai.GenerationConfig()
+        for name, value in fields.items():
+            # The keyword constructor takes signed longs; "unset" is the largest size_t,
+            # which is each such field's default anyway.
+            if value != UNSET:
+                setattr(config, name, value)
+        return config
+
+    # -- stepping --------------------------------------------------------------------------
+
+    def step(self) -> None:
+        if self.pipeline.has_non_finished_requests():
+            self.pipeline.step()
+            self.steps += 1
+
+    def collect(self, events: list) -> None:
+        """What every request produced in the last step: text deltas of streamed requests,
+        the whole result of finished ones."""
+        moved: list[tuple[TextDecoder, bool]] = []
+        owners: list[tuple[int, int]] = []
+        finished: list[_Active] = []
+        running = self.genai.GenerationStatus.RUNNING
+        for request_id, active in self.active.items():
+            handle = active.handle
+            if active.request.stream:
+                final = False
+                while handle.can_read():
+                    for index, output in handle.read().items():
+                        decoder = active.decoders.get(index)
+                        if decoder is None:
+                            decoder = active.decoders[index] = TextDecoder()
+                        decoder.ids.extend(output.generated_ids)
+                        reason = _FINISH_REASONS.get(int(output.finish_reason))
+                        if reason is not None:
+                            active.finish[index] = reason
+                if handle.get_status() != running and not handle.can_read():
+                    final = True
+                    finished.append(active)
+                for index, decoder in active.decoders.items():
+                    if final or decoder.read < len(decoder.ids):
+                        moved.append((decoder, final))
+                        owners.append((request_id, index))
+            elif handle.get_status() != running:
+                finished.append(active)
+        if moved:
+            texts = decode_steps(self._decode, moved)
+            for (request_id, index), (_, final), text in zip(owners, moved, texts, strict=True):
+                # The last text of a sequence carries its finish reason, as OpenAI streams it.
+                reason = self.active[request_id].finish.get(index) if final else None
+                events.append(("text", request_id, (index, text, final, reason)))
+        for active in finished:
+            del self.active[active.request.id]
+            events.append(("done", active.request.id, self._result(active)))
+
+    def _decode(self, batch: list[list[int]]) -> list[str]:
+        return self.tokenizer.decode(batch, skip_special_tokens=True)
+
+    def _result(self, active: _Active) -> dict:
+        status = active.handle.get_status()
+        if status == self.genai.GenerationStatus.IGNORED:
+            return {"error": "the request was dropped: the KV cache is full"}
+        if active.request.stream:
+            choices = [
+                {"index": index, "finish_reason": active.finish.get(index)}
+                for index in sorted(active.decoders)
+            ]
+            completion = sum(len(decoder.ids) for decoder in active.decoders.values())
+            return _usage(choices, active.prompt_tokens, completion)
+        outputs = active.handle.read_all()
+        choices = []
+        completion = 0
+        for index, output in enumerate(outputs):
+            ids = list(output.generated_ids)
+            completion += len(ids)
+            choice = {
+                "index": index,
+                "text": self.tokenizer.decode(ids, skip_special_tokens=True),
+                "finish_reason": _FINISH_REASONS.get(int(output.finish_reason)),
+            }
+            if active.request.logprobs:
+                choice["tokens"] = [
+                    self.tokenizer.decode([i], skip_special_tokens=False) for i in ids
+                ]
+                choice["logprobs"] = list(output.generated_log_probs)
+            choices.append(choice)
+        return _usage(choices, active.prompt_tokens, completion)
+
+    def stats(self) -> dict:
+        metrics = self.pipeline.get_metrics()
+        return {
+            "requests": metrics.requests,
+            "scheduled_requests": metrics.scheduled_requests,
+            "cache_usage": metrics.cache_usage,
+            "kv_cache_bytes": metrics.kv_cache_size_in_bytes,
+            "active": len(self.active),
+        }
+
+
+# GenerationConfig attributes a request config starts from (what generation_config.json sets).
+_BASE_FIELDS = (
+    "max_new_tokens", "max_length", "min_new_tokens", "ignore_eos", "eos_token_id",
+    "stop_token_ids", "stop_strings", "include_stop_str_in_output", "num_beams",
+    "num_beam_groups", "diversity_penalty", "length_penalty", "no_repeat_ngram_size",
+    "num_return_sequences", "do_sample", "temperature", "top_p", "top_k", "min_p",
+    "repetition_penalty", "presence_penalty", "frequency_penalty", "logprobs",
+)  # fmt: skip
+
+
+def _config_fields(config) -> dict:
+    return {name: getattr(config, name) for name in _BASE_FIELDS}
+
+
+def _usage(choices: list, prompt: int, completion: int) -> dict:
+    return {"choices": choices, "prompt_tokens": prompt, "completion_tokens": completion}
+
+
+def _first_line(error: Exception) -> str:
+    return str(error).strip()
+
+
+def serve(sock: socket.socket, settings: EngineSettings) -> int:
+    reader = FrameReader()
+    try:
+        engine = Engine(settings)
+    except Exception as error:
+        sock.sendall(pack(("failed", f"{type(error).__name__}: {error}")))
+        return 2
+    sock.sendall(pack(("ready", engine.info())))
+    log.info("Initializing Language Model Continuous Batching servable: %s", settings.models_path)
+    sock.setblocking(False)
+    fd = sock.fileno()
+    while True:
+        idle = not engine.active and not engine.pipeline.has_non_finished_requests()
+        if idle:
+            select.select([fd], [], [])
+        messages = _receive(sock, reader)
+        if messages is None:
+            return 0  # the server is gone
+        events: list = []
+        for message in messages:
+            kind = message[0]
+            if kind == "add":
+                engine.add(message[1], events)
+            elif kind == "stop":
+                engine.stop(message[1])
+            elif kind == "close":
+                return 0
+        try:
+            engine.step()
+        except Exception as error:
+            _send(sock, ("fatal", f"generation failed: {_first_line(error)}"))
+            return 3
+        engine.collect(events)
+        if engine.steps % STATS_EVERY_STEPS == 0 and engine.steps and (engine.active or events):
+            _log_state(engine)
+        if events:
+            _send(sock, events)
+
+
+def _receive(sock: socket.socket, reader: FrameReader) -> list | None:
+    messages: list = []
+    while True:
+        try:
+            data = sock.recv(1 << 20)
+        except BlockingIOError:
+            return messages
+        except OSError:
+            return None
+        if not data:
+            return None
+        messages.extend(reader.feed(data))
+
+
+def _send(sock: socket.socket, message: object) -> None:
+    data = pack(message)
+    view = memoryview(data)
+    while view:
+        try:
+            sent = sock.send(view)
+        except BlockingIOError:
+            select.select([], [sock.fileno()], [])
+            continue
+        view = view[sent:]
+
+
+def _log_state(engine: Engine) -> None:
+    stats = engine.stats()
+    cache = "dynamic" if engine.settings.cache_size == 0 else "static"
+    log.info(
+        "All requests: %d; Scheduled requests: %d; Cache type: %s, cache usage: %.1f%% of %d;",
+        stats["requests"],
+        stats["scheduled_requests"],
+        cache,
+        stats["cache_usage"],
+        stats["kv_cache_bytes"],
+    )
+
+
+def main(argv: list[str]) -> int:
+    """``python -m ovmsx.genai.engine_process FD``: serve on the inherited socket ``FD``; the
+    first frame on it is the ``EngineSettings``."""
+    sock = socket.socket(fileno=int(argv[1]))
+    reader = FrameReader()
+    settings = None
+    while settings is None:
+        data = sock.recv(1 << 16)
+        if not data:
+            return 1
+        for message in reader.feed(data):
+            settings = message
+    from ovmsx.log_format import configure
+
+    configure(settings.log_level, Path(settings.log_path) if settings.log_path else None)
+    return serve(sock, settings)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,120 @@
+"""``HttpLLMCalculator``: the graph node that makes a graph an LLM servable on ``/v3``.
+
+The node reads its ``LLMCalculatorOptions`` when the graph loads (OVMS's load errors: no
+options, no name, a name two LLM nodes share, a models path that is not there), starts the
+engine process in ``load`` and stops it in ``retire``, so reload and retirement work as for
+any graph. Requests never run through the graph scheduler: the ``/v3`` frontend (v3_api.py)
+finds the node of the graph the JSON ``model`` names and hands the request to its
+``LLMServable``. A KServe request sent to such a graph gets an error saying where to send it.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from ovmsx.genai.chat_template import ChatTemplate
+from ovmsx.genai.engine_client import EngineClient
+from ovmsx.genai.llm_options import read_options
+from ovmsx.genai.llm_servable import LLMServable
+from ovmsx.graph.calculator import (
+    Calculator,
+    CalculatorContext,
+    CalculatorNode,
+    GraphLoad,
+    NodeFailure,
+)
+from ovmsx.graph.graph_config import NodeConfig
+from ovmsx.log_format import LEVELS
+from ovmsx.status import StatusCode, status_error
+
+OPTIONS = "mediapipe.LLMCalculatorOptions"
+CALCULATOR = "HttpLLMCalculator"
+
+
+class LLMNode(CalculatorNode):
+    def __init__(self, node: NodeConfig, load: GraphLoad) -> None:
+        super().__init__(node, load)
+        options = node.options.get(OPTIONS)
+        if options is None:
+            raise status_error(StatusCode.LLM_NODE_MISSING_OPTIONS, f"node {node.label}")
+        if not node.name:
+            raise status_error(StatusCode.LLM_NODE_MISSING_NAME, f"node {node.label}")
+        if load.graph is not None:
+            twins = [
+                other
+                for other in load.graph.nodes
+                if other.name == node.name and other.calculator.endswith("LLMCalculator")
+            ]
+            if len(twins) > 1:
+                raise status_error(StatusCode.LLM_NODE_NAME_ALREADY_EXISTS, node.name)
+        self.settings, self.limits = read_options(options, load.base_dir, node.name)
+        self.servable: LLMServable | None = None
+
+    @property
+    def healthy(self) -> bool:
+        return self.servable is not None and self.servable.engine.ready
+
+    def load(self) -> None:
+        servables = self.load_context.servables
+        loop = getattr(servables, "loop", None)
+        if loop is None:
+            raise status_error(
+                StatusCode.LLM_NODE_RESOURCE_STATE_INITIALIZATION_FAILED,
+                f"node {self.node.label}: LLM graphs run only inside the server",
+            )
+        settings = _with_server_logging(self.settings)
+        engine = EngineClient(self.node.name, settings, loop)
+        try:
+            info = engine.start()
+        except RuntimeError as error:
+            raise status_error(
+                StatusCode.LLM_NODE_RESOURCE_STATE_INITIALIZATION_FAILED,
+                f"node {self.node.label}: {settings.models_path}: {error}",
+            ) from None
+        path = Path(settings.models_path)
+        folder = path if path.is_dir() else path.parent
+        template = ChatTemplate(folder, info.chat_template, info.bos_token, info.eos_token)
+        if not template.available:
+            logging.getLogger("ovmsx.llm_calculator").warning(
+                "Warning: Chat template has not been loaded properly. Servable will not "
+                "respond to /chat/completions endpoint."
+            )
+        self.servable = LLMServable(engine, template, self.limits, info)
+
+    def retire(self) -> None:
+        servable, self.servable = self.servable, None
+        if servable is not None:
+            servable.engine.close()
+
+    def create(self) -> Calculator:
+        return _OnlyOverV3(self.node.label)
+
+
+class _OnlyOverV3(Calculator):
+    def __init__(self, label: str) -> None:
+        self._label = label
+
+    def process(self, context: CalculatorContext) -> None:
+        raise NodeFailure(
+            f"{CALCULATOR} {self._label} serves the OpenAI-compatible API: send requests to "
+            "/v3/chat/completions or /v3/completions",
+            "INVALID_ARGUMENT",
+        )
+
+
+def _with_server_logging(settings):
+    """The engine process logs at the server's level, to the same file."""
+    from dataclasses import replace
+
+    root = logging.getLogger()
+    level = next((name for name, value in LEVELS.items() if value == root.level), "INFO")
+    path = next(
+        (
+            handler.baseFilename
+            for handler in root.handlers
+            if isinstance(handler, logging.FileHandler)
+        ),
+        None,
+    )
+    return replace(settings, log_level=level, log_path=path)

@@ -1,0 +1,225 @@
+"""An ``HttpLLMCalculator`` node's ``LLMCalculatorOptions``, read into what ovmsx's engine and
+request checks use, with OVMS's defaults and load errors.
+
+Fields ovmsx cannot honour yet are refused by name at load, never dropped silently: speculative
+decoding (``draft_*``), cache eviction, sparse attention, the tool and reasoning parsers and
+tool-guided generation, and the MINJA template mode (ovmsx renders templates with jinja2 only).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ovmsx.status import StatusCode, status_error
+
+_DRAFT_FIELDS = (
+    "draft_models_path",
+    "draft_device",
+    "draft_max_num_batched_tokens",
+    "draft_cache_size",
+    "draft_block_size",
+    "draft_max_num_seqs",
+    "draft_dynamic_split_fuse",
+    "draft_eagle3_mode",
+)
+_NOT_YET = {
+    "cache_eviction_config": "cache eviction",
+    "sparse_attention_config": "sparse attention",
+    "tool_parser": "tool call parsing",
+    "reasoning_parser": "reasoning parsing",
+    "enable_tool_guided_generation": "tool-guided generation",
+}
+# OVMS's pipeline types (LLMCalculatorOptions.PipelineType).
+LM, VLM, LM_CB, VLM_CB, OMNI, AUTO = range(6)
+PIPELINE_NAMES = {
+    LM: "LM",
+    VLM: "VLM",
+    LM_CB: "LM_CB",
+    VLM_CB: "VLM_CB",
+    OMNI: "OMNI",
+    AUTO: "AUTO",
+}
+MINJA = 0
+# Files whose presence makes a folder a vision-language (or omni) model, as OVMS decides.
+_VLM_FILES = ("openvino_text_embeddings_model.xml", "openvino_vision_embeddings_model.bin")
+_OMNI_FILE = "openvino_talker_model.xml"
+# config.json fields holding the model's context length, the first unsigned one wins.
+_LENGTH_FIELDS = (
+    "max_position_embeddings",
+    "n_positions",
+    "seq_len",
+    "seq_length",
+    "n_ctx",
+    "sliding_window",
+)
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """Everything the engine process needs to build its pipeline (picklable)."""
+
+    models_path: str
+    """The folder, or the .gguf file."""
+    pipeline: str = "LM_CB"
+    """LM_CB (ContinuousBatchingPipeline) or LM (the stateful LLMPipeline)."""
+    device: str = "CPU"
+    plugin_config: dict = field(default_factory=dict)
+    max_num_batched_tokens: int = 256
+    cache_size: int = 0
+    max_num_seqs: int = 256
+    dynamic_split_fuse: bool = True
+    enable_prefix_caching: bool = False
+    cache_interval_multiplier: int | None = None
+    log_level: str = "INFO"
+    """The server's ``--log_level``; the engine process logs to the same places."""
+    log_path: str | None = None
+
+
+@dataclass(frozen=True)
+class RequestLimits:
+    """The node's limits on request fields (checked before a request reaches the engine)."""
+
+    best_of_limit: int = 20
+    max_tokens_limit: int | None = None
+
+
+def read_options(options, base_dir: Path, node: str) -> tuple[EngineSettings, RequestLimits]:
+    """``options``: an ``LLMCalculatorOptions`` message; ``base_dir``: the graph's folder."""
+    _refuse_unhonoured(options, node)
+    path = _models_path(options.models_path, base_dir, node)
+    plugin_config = _plugin_config(options.plugin_config, node)
+    pipeline = _pipeline(options, path, node)
+    settings = EngineSettings(
+        models_path=str(path),
+        pipeline=pipeline,
+        device=options.device or "CPU",
+        plugin_config=plugin_config,
+        max_num_batched_tokens=options.max_num_batched_tokens,
+        cache_size=options.cache_size,
+        max_num_seqs=options.max_num_seqs,
+        dynamic_split_fuse=options.dynamic_split_fuse,
+        enable_prefix_caching=options.enable_prefix_caching,
+        cache_interval_multiplier=(
+            options.cache_interval_multiplier
+            if options.HasField("cache_interval_multiplier")
+            else None
+        ),
+    )
+    limits = RequestLimits(
+        best_of_limit=options.best_of_limit,
+        max_tokens_limit=(
+            options.max_tokens_limit if options.HasField("max_tokens_limit") else None
+        ),
+    )
+    return settings, limits
+
+
+def max_model_length(folder: Path) -> int | None:
+    """The context length ``config.json`` gives (OVMS's ``parseMaxModelLength``), or None."""
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(config, dict):
+        return None
+    for name in _LENGTH_FIELDS:
+        value = config.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return None
+
+
+def _refuse_unhonoured(options, node: str) -> None:
+    named = [name for name in _DRAFT_FIELDS if options.HasField(name)]
+    if named and not options.HasField("draft_models_path"):
+        raise status_error(
+            StatusCode.LLM_NODE_RESOURCE_STATE_INITIALIZATION_FAILED,
+            f"node {node}: {', '.join(named)} set without draft_models_path",
+        )
+    if named:
+        raise _not_supported(node, ", ".join(named), "speculative decoding")
+    for name, what in _NOT_YET.items():
+        if options.HasField(name):
+            value = getattr(options, name)
+            if name.endswith("_parser") and value == "none":
+                continue  # explicitly off is what ovmsx does anyway
+            raise _not_supported(node, name, what)
+    if options.HasField("chat_template_mode") and options.chat_template_mode == MINJA:
+        raise _not_supported(node, "chat_template_mode: MINJA", "the MINJA template renderer")
+
+
+def _not_supported(node: str, names: str, what: str):
+    return status_error(
+        StatusCode.LLM_NODE_RESOURCE_STATE_INITIALIZATION_FAILED,
+        f"node {node}: {names}: ovmsx does not serve {what} yet; remove the option to serve "
+        "the model without it",
+    )
+
+
+def _models_path(text: str, base_dir: Path, node: str) -> Path:
+    if not text:
+        raise status_error(
+            StatusCode.LLM_NODE_DIRECTORY_DOES_NOT_EXIST, f"node {node}: models_path is empty"
+        )
+    path = Path(text)
+    if not path.is_absolute():
+        path = base_dir / path
+    path = path.resolve()
+    if path.is_dir():
+        gguf = sorted(path.glob("*.gguf"))
+        if not (path / "openvino_model.xml").is_file() and gguf:
+            return gguf[0]
+        return path
+    if path.is_file() and path.suffix == ".gguf":
+        return path
+    if not path.exists():
+        raise status_error(
+            StatusCode.LLM_NODE_DIRECTORY_DOES_NOT_EXIST, f"node {node}: models_path {path}"
+        )
+    raise status_error(
+        StatusCode.LLM_NODE_PATH_DOES_NOT_EXIST_AND_NOT_GGUFFILE, f"node {node}: {path}"
+    )
+
+
+def _plugin_config(text: str, node: str) -> dict:
+    if not text:
+        return {}
+    try:
+        config = json.loads(text)
+    except ValueError as error:
+        raise status_error(
+            StatusCode.PLUGIN_CONFIG_WRONG_FORMAT, f"node {node}: plugin_config: {error}"
+        ) from None
+    if not isinstance(config, dict):
+        raise status_error(
+            StatusCode.PLUGIN_CONFIG_WRONG_FORMAT, f"node {node}: plugin_config is not an object"
+        )
+    if config.get("prompt_lookup"):
+        raise _not_supported(node, "plugin_config prompt_lookup", "prompt-lookup decoding")
+    config.pop("prompt_lookup", None)
+    return config
+
+
+def _pipeline(options, path: Path, node: str) -> str:
+    folder = path if path.is_dir() else path.parent
+    vision = all((folder / name).exists() for name in _VLM_FILES)
+    omni = vision and (folder / _OMNI_FILE).exists()
+    wanted = options.pipeline_type
+    if wanted == AUTO:
+        if omni or vision:
+            wanted = VLM_CB if vision and not omni else OMNI
+        else:
+            wanted = LM if (options.device or "").upper() == "NPU" else LM_CB
+    elif wanted in (LM, LM_CB) and vision:
+        raise status_error(
+            StatusCode.LLM_NODE_RESOURCE_STATE_INITIALIZATION_FAILED,
+            f"node {node}: pipeline_type {PIPELINE_NAMES[wanted]} contradicts {folder}, which "
+            "holds a vision-language model",
+        )
+    if wanted in (VLM, VLM_CB, OMNI):
+        raise _not_supported(
+            node, f"pipeline_type {PIPELINE_NAMES[wanted]}", "vision-language or omni models"
+        )
+    return PIPELINE_NAMES[wanted]

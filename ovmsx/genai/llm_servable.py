@@ -1,0 +1,135 @@
+"""One LLM servable answering a ``/v3`` request: check the fields, render the prompt, run it in
+the engine, and answer whole or as a stream of server-sent events.
+
+Errors are OVMS's: a refused field or a prompt the engine refuses is 400 with the reason, in
+MediaPipe's wording (the request ran in a graph node there). A stream that fails before its
+first chunk answers 400 with plain JSON; once chunks have gone out, the error is appended to the
+stream as JSON, as OVMS does. A request whose client leaves is stopped in the engine at once
+(``Generation.close`` in the ``finally`` blocks below, reached when the frontend cancels).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import orjson
+
+from ovmsx.genai.chat_template import ChatTemplate, TemplateError
+from ovmsx.genai.engine_client import EngineClient, EngineFailed, EngineUnavailable, Generation
+from ovmsx.genai.engine_messages import EngineInfo, EngineRequest
+from ovmsx.genai.llm_options import RequestLimits
+from ovmsx.genai.openai_request import CHAT, GenerationRequest, RequestError, parse_request
+from ovmsx.genai.openai_response import DONE, Reply
+from ovmsx.genai.v3_errors import V3Error, execution_error
+
+
+class LLMServable:
+    def __init__(
+        self, engine: EngineClient, template: ChatTemplate, limits: RequestLimits, info: EngineInfo
+    ) -> None:
+        self.engine = engine
+        self.template = template
+        self.limits = limits
+        self.info = info
+
+    async def answer(self, endpoint: str, body: dict, node: str) -> bytes | AsyncIterator[bytes]:
+        """The whole body (unary) or the stream's chunks; raises ``V3Error``."""
+        try:
+            request = parse_request(body, endpoint, self.limits)
+            prompt = self._prompt(request)
+        except (RequestError, TemplateError) as error:
+            raise execution_error(node, str(error)) from None
+        engine_request = EngineRequest(
+            id=0,
+            prompt=prompt,
+            add_special_tokens=endpoint != CHAT,
+            config=request.config,
+            stream=request.stream,
+            logprobs=request.logprobs,
+            max_tokens=request.max_tokens,
+        )
+        try:
+            generation = self.engine.submit(engine_request)
+        except EngineUnavailable as error:
+            raise V3Error(503, str(error)) from None
+        reply = Reply(request)
+        if not request.stream:
+            return await _whole(generation, reply, node)
+        return await _stream(generation, reply, node)
+
+    def _prompt(self, request: GenerationRequest) -> str:
+        if request.endpoint != CHAT:
+            return request.prompt or ""
+        prompt = self.template.render(
+            request.messages or [],
+            request.tools,
+            request.add_generation_prompt,
+            request.chat_template_kwargs,
+        )
+        if not prompt:
+            raise RequestError("Final prompt after applying chat template is empty")
+        return prompt
+
+
+async def _whole(generation: Generation, reply: Reply, node: str) -> bytes:
+    try:
+        async for kind, data in generation:
+            if kind == "done":
+                if "error" in data:
+                    raise execution_error(node, data["error"], "INTERNAL")
+                return reply.whole(data)
+            if kind == "error":
+                raise execution_error(node, data)
+    except EngineFailed as error:
+        raise execution_error(node, str(error), "INTERNAL") from None
+    finally:
+        generation.close()
+    raise execution_error(node, "the generation ended without a result", "INTERNAL")
+
+
+async def _stream(generation: Generation, reply: Reply, node: str) -> AsyncIterator[bytes]:
+    """Wait for the engine to take the request (its refusal is a plain 400), then stream."""
+    try:
+        first = await generation.__anext__()
+    except EngineFailed as error:
+        generation.close()
+        raise execution_error(node, str(error), "INTERNAL") from None
+    if first[0] == "error":
+        generation.close()
+        raise execution_error(node, first[1])
+    return _chunks(generation, reply, node, first)
+
+
+async def _chunks(
+    generation: Generation, reply: Reply, node: str, first: tuple[str, object]
+) -> AsyncIterator[bytes]:
+    try:
+        yield reply.opening()
+        event: tuple[str, object] | None = first
+        while event is not None:
+            kind, data = event
+            if kind == "text":
+                index, text, final, reason = data
+                if text or final:
+                    yield reply.text(index, text, reason)
+            elif kind == "done":
+                if "error" in data:
+                    yield _stream_error(node, data["error"])
+                    return
+                if reply.request.include_usage:
+                    yield reply.usage(data)
+                yield DONE
+                return
+            elif kind == "error":
+                yield _stream_error(node, data)
+                return
+            event = await generation.__anext__()
+    except EngineFailed as error:
+        yield _stream_error(node, str(error))
+    finally:
+        generation.close()
+
+
+def _stream_error(node: str, message: str) -> bytes:
+    """An error after the stream began: its JSON appended to the stream, as OVMS does."""
+    return orjson.dumps({"error": execution_error(node, message, "INTERNAL").message})

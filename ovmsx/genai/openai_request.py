@@ -1,0 +1,430 @@
+"""A chat/completions or completions request body, checked field by field as OVMS checks it.
+
+The checks run in OVMS's order and the first failure is the answer (400 with OVMS's message;
+COMPAT_GENAI §4.2-4.4). Fields OVMS does not read are ignored, as there (``user``,
+``logit_bias``, ``top_logprobs``, ...). Two limits differ on purpose: ``max_tokens`` equal to
+the graph's ``max_tokens_limit`` and ``best_of`` equal to ``best_of_limit`` are accepted (OVMS
+refuses the limit itself, which its option names do not suggest).
+
+The result names the generation fields as openvino-genai does (generation_config.py applies
+OVMS's fix-ups on top of the servable's base settings).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ovmsx.genai.llm_options import RequestLimits
+
+UINT32_MAX = 2**32 - 1
+MAX_STOP_STRINGS = 16
+CHAT = "chat"
+COMPLETIONS = "completions"
+
+
+class RequestError(Exception):
+    """A request field OVMS refuses: HTTP 400 with this message."""
+
+
+@dataclass
+class GenerationRequest:
+    endpoint: str
+    model: str
+    stream: bool = False
+    include_usage: bool = False
+    config: dict = field(default_factory=dict)
+    """openvino-genai GenerationConfig fields the request sets."""
+    max_tokens: int | None = None
+    n: int = 1
+    logprobs: bool = False
+    echo: bool = False
+    prompt: str | None = None
+    """completions: the prompt, tokenized with special tokens."""
+    messages: list[dict] | None = None
+    """chat: the messages, normalised as OVMS keeps them."""
+    tools: list | None = None
+    chat_template_kwargs: dict = field(default_factory=dict)
+    add_generation_prompt: bool = True
+
+
+def parse_request(body: dict, endpoint: str, limits: RequestLimits) -> GenerationRequest:
+    request = GenerationRequest(endpoint=endpoint, model="")
+    _common(body, request, limits)
+    if endpoint == COMPLETIONS:
+        _completions(body, request)
+    else:
+        _chat(body, request, limits)
+    if request.max_tokens is None and limits.max_tokens_limit is not None:
+        request.max_tokens = limits.max_tokens_limit
+    if request.max_tokens is not None:
+        request.config["max_new_tokens"] = request.max_tokens
+    return request
+
+
+# -- value checks ------------------------------------------------------------------------------
+
+
+def _present(body: dict, name: str) -> bool:
+    return body.get(name) is not None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _uint32(value: object, name: str) -> int:
+    if _is_int(value) and value > UINT32_MAX:
+        raise RequestError(f"{name} value can't be greater than {UINT32_MAX}")
+    if not _is_int(value) or value < 0:
+        raise RequestError(f"{name} is not an unsigned integer")
+    return value
+
+
+def _bool(body: dict, name: str, message: str) -> bool | None:
+    value = body.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, bool):
+        raise RequestError(message)
+    return value
+
+
+# -- the parts ---------------------------------------------------------------------------------
+
+
+def _common(body: dict, request: GenerationRequest, limits: RequestLimits) -> None:
+    config = request.config
+    stream = body.get("stream")
+    if stream is not None and not isinstance(stream, bool):
+        raise RequestError("Stream is not bool")
+    request.stream = bool(stream)
+
+    if "stream_options" in body:
+        options = body["stream_options"]
+        if not request.stream:
+            raise RequestError("stream_options provided, but stream not set to true")
+        if not isinstance(options, dict):
+            raise RequestError("stream_options is not an object")
+        for key, value in options.items():
+            if key != "include_usage":
+                raise RequestError(
+                    "Found unexpected stream options. Properties accepted in stream_options: "
+                    "include_usage"
+                )
+            if not isinstance(value, bool):
+                raise RequestError("stream_options.include_usage is not a boolean")
+            request.include_usage = value
+
+    if "model" not in body:
+        raise RequestError("model missing in request")
+    if not isinstance(body["model"], str):
+        raise RequestError("model is not a string")
+    request.model = body["model"]
+
+    ignore_eos = _bool(body, "ignore_eos", "ignore_eos accepts values true or false")
+    if ignore_eos is not None:
+        config["ignore_eos"] = ignore_eos
+
+    if "max_tokens" in body:
+        max_tokens = _uint32(body["max_tokens"], "max_tokens")
+        _check_limit(max_tokens, "max_tokens", limits)
+        request.max_tokens = max_tokens
+
+    for name in ("frequency_penalty", "presence_penalty"):
+        if _present(body, name):
+            value = body[name]
+            if not _is_number(value):
+                raise RequestError(f"{name} is not a valid number")
+            if not -2.0 <= value <= 2.0:
+                raise RequestError(f"{name} out of range(-2.0, 2.0)")
+            config[name] = float(value)
+    for name in ("repetition_penalty", "length_penalty"):
+        if _present(body, name):
+            if not _is_number(body[name]):
+                raise RequestError(f"{name} is not a valid number")
+            config[name] = float(body[name])
+
+    if _present(body, "temperature"):
+        value = body["temperature"]
+        if not _is_number(value):
+            raise RequestError("temperature is not a valid number")
+        if not 0.0 <= value <= 2.0:
+            raise RequestError("temperature out of range(0.0, 2.0)")
+        config["temperature"] = float(value)
+    if _present(body, "top_p"):
+        value = body["top_p"]
+        if not _is_number(value):
+            raise RequestError("top_p is not a valid number")
+        if not 0.0 <= value <= 1.0:
+            raise RequestError("top_p out of range(0.0, 1.0)")
+        config["top_p"] = float(value)
+    if _present(body, "min_p"):
+        value = body["min_p"]
+        if not _is_number(value):
+            raise RequestError("min_p is not a valid number")
+        if not 0.0 <= value < 1.0:
+            raise RequestError("min_p out of range [0.0, 1.0)")
+        config["min_p"] = float(value)
+    if _present(body, "top_k"):
+        value = body["top_k"]
+        if not _is_int(value):
+            raise RequestError("top_k is not an integer")
+        if value != -1 and value <= 0:
+            raise RequestError("top_k must be -1 (all tokens) or a positive integer")
+        if value != -1:
+            config["top_k"] = value
+        else:
+            config["top_k"] = 2**64 - 1  # all tokens
+    if _present(body, "seed"):
+        value = body["seed"]
+        if not _is_int(value):
+            raise RequestError("seed is not an integer")
+        if not 0 <= value <= UINT32_MAX:
+            raise RequestError(f"seed out of range [0, {UINT32_MAX}]")
+        config["seed"] = value
+
+    if _present(body, "stop"):
+        stop = body["stop"]
+        if isinstance(stop, str):
+            config["stop_strings"] = [stop]
+        elif isinstance(stop, list):
+            if len(stop) > MAX_STOP_STRINGS:
+                raise RequestError(f"stop array must have no more than {MAX_STOP_STRINGS} strings")
+            if not all(isinstance(item, str) for item in stop):
+                raise RequestError("stop array contains non string element")
+            if stop:
+                config["stop_strings"] = list(stop)
+        else:
+            raise RequestError("stop is not a string or array of strings")
+
+    include_stop = _bool(
+        body,
+        "include_stop_str_in_output",
+        "include_stop_str_in_output accepts values true or false",
+    )
+    if include_stop is False and request.stream:
+        raise RequestError("include_stop_str_in_output cannot be set to false if streaming is used")
+    config["include_stop_str_in_output"] = request.stream if include_stop is None else include_stop
+
+    best_of = 1
+    if _present(body, "best_of"):
+        value = body["best_of"]
+        if not _is_int(value) or value < 0:
+            raise RequestError("best_of is not an unsigned integer")
+        if value == 0:
+            raise RequestError("best_of value should be greater than 0")
+        if value > limits.best_of_limit:
+            raise RequestError(
+                f"best_of exceeds limit provided in graph config: {limits.best_of_limit}"
+            )
+        if request.stream:
+            raise RequestError("best_of cannot be used in streaming mode")
+        best_of = value
+        config["best_of"] = value
+    if _present(body, "n"):
+        value = body["n"]
+        if not _is_int(value) or value < 0:
+            raise RequestError("n is not an unsigned integer")
+        if value == 0:
+            raise RequestError("n value should be greater than 0")
+        if value > best_of:
+            raise RequestError("n value cannot be greater than best_of")
+        request.n = value
+        config["num_return_sequences"] = value
+
+    skip_special = _bool(body, "skip_special_tokens", "skip_special_tokens is not a bool")
+    if skip_special is False:
+        raise RequestError("skip_special_tokens: false is not supported by ovmsx yet")
+
+
+def _check_limit(value: int, name: str, limits: RequestLimits) -> None:
+    limit = limits.max_tokens_limit
+    if limit is not None and value > limit:
+        raise RequestError(f"{name} exceeds limit provided in graph config: {limit}")
+
+
+def _completions(body: dict, request: GenerationRequest) -> None:
+    prompt = body.get("prompt")
+    if prompt is None or prompt == "":
+        raise RequestError("prompt is missing")
+    if not isinstance(prompt, str):
+        raise RequestError("prompt is not a string")
+    request.prompt = prompt
+    if _present(body, "logprobs"):
+        value = body["logprobs"]
+        if not _is_int(value):
+            raise RequestError("logprobs accepts integer values")
+        if value != 1:
+            raise RequestError("accepted logprobs value is currently 1 only")
+        if request.stream:
+            raise RequestError("logprobs are not supported in streaming mode.")
+        request.logprobs = True
+        request.config["logprobs"] = 1
+    echo = _bool(body, "echo", "echo accepts values true or false")
+    request.echo = bool(echo)
+    if request.max_tokens == 0 and not request.echo:
+        raise RequestError("max_tokens value should be greater than 0 unless echo is set")
+
+
+def _chat(body: dict, request: GenerationRequest, limits: RequestLimits) -> None:
+    request.messages = _messages(body)
+    logprobs = _bool(body, "logprobs", "logprobs accepts values true or false")
+    if logprobs:
+        if request.stream:
+            raise RequestError("logprobs are not supported in streaming mode.")
+        request.logprobs = True
+        request.config["logprobs"] = 1
+    if "max_completion_tokens" in body:
+        value = _uint32(body["max_completion_tokens"], "max_completion_tokens")
+        _check_limit(value, "max_completion_tokens", limits)
+        request.max_tokens = value
+    if request.max_tokens == 0:
+        raise RequestError("max_tokens value should be greater than 0")
+    if _present(body, "response_format"):
+        if not isinstance(body["response_format"], dict):
+            raise RequestError("response_format is not an object")
+        raise RequestError("response_format is not supported by ovmsx yet")
+    request.tools = _tools(body)
+    if _present(body, "chat_template_kwargs"):
+        kwargs = body["chat_template_kwargs"]
+        if not isinstance(kwargs, dict):
+            raise RequestError("chat_template_kwargs must be an object")
+        kwargs = dict(kwargs)
+        if "add_generation_prompt" in kwargs:
+            value = kwargs.pop("add_generation_prompt")
+            if not isinstance(value, bool):
+                raise RequestError("add_generation_prompt accepts values true or false")
+            request.add_generation_prompt = value
+        request.chat_template_kwargs = kwargs
+
+
+def _messages(body: dict) -> list[dict]:
+    if "messages" not in body:
+        raise RequestError("Messages missing in request")
+    messages = body["messages"]
+    if not isinstance(messages, list):
+        raise RequestError("Messages are not an array")
+    if not messages:
+        raise RequestError("Messages array cannot be empty")
+    kept = []
+    for message in messages:
+        if not isinstance(message, dict):
+            raise RequestError("Message is not a JSON object")
+        if "role" not in message:
+            raise RequestError("Every message must have 'role' field")
+        kept.append(_message(message))
+    return kept
+
+
+def _message(message: dict) -> dict:
+    kept: dict = {}
+    for key in ("role", "tool_call_id", "name", "reasoning_content"):
+        if isinstance(message.get(key), str):
+            kept[key] = message[key]
+    content = message.get("content", "")
+    if isinstance(content, list):
+        content = _content_parts(content)
+    elif content is not None and not isinstance(content, str):
+        content = str(content)
+    kept["content"] = content
+    if "tool_calls" in message and isinstance(message["tool_calls"], list):
+        calls = []
+        for call in message["tool_calls"]:
+            if not isinstance(call, dict):
+                raise RequestError("Each tool_call must be an object")
+            function = call.get("function")
+            if not isinstance(function, dict):
+                raise RequestError("Each tool_call must have a 'function' object")
+            function = dict(function)
+            function.setdefault("arguments", "{}")
+            calls.append({**call, "function": function})
+        kept["tool_calls"] = calls
+    return kept
+
+
+def _content_parts(parts: list) -> str | None:
+    texts = []
+    for part in parts:
+        if not isinstance(part, dict):
+            raise RequestError("Invalid message structure - content array should contain objects")
+        kind = part.get("type")
+        if kind is None:
+            raise RequestError("Invalid message structure - content object type missing")
+        if kind == "text":
+            if not isinstance(part.get("text"), str):
+                raise RequestError("Invalid message structure - content text missing")
+            texts.append(part["text"])
+        elif kind == "image_url":
+            image = part.get("image_url")
+            if not isinstance(image, dict):
+                raise RequestError("Invalid message structure - content image_url missing")
+            if "url" not in image:
+                raise RequestError("Invalid message structure - image_url does not have url field")
+            raise RequestError(
+                "This servable supports only text input, but image_url has been provided"
+            )
+        elif kind == "input_audio":
+            audio = part.get("input_audio")
+            if not isinstance(audio, dict):
+                raise RequestError("Invalid message structure - input_audio object missing")
+            raise RequestError(
+                "Invalid message structure - input_audio does not have a valid data field"
+                if not isinstance(audio.get("data"), str)
+                else "This servable supports only text input, but input_audio has been provided"
+            )
+        else:
+            raise RequestError("Unsupported content type")
+    return "\n".join(texts) if texts else None
+
+
+def _tools(body: dict) -> list | None:
+    tool_choice = body.get("tool_choice")
+    named = None
+    if tool_choice is not None:
+        if isinstance(tool_choice, str):
+            if tool_choice not in ("none", "auto", "required"):
+                raise RequestError("tool_choice should be either 'none' or 'auto' or 'required'")
+        elif isinstance(tool_choice, dict):
+            function = tool_choice.get("function")
+            if function is not None:
+                if not isinstance(function, dict):
+                    raise RequestError("tool_choice.function is not a valid JSON object")
+                named = function.get("name")
+                if not isinstance(named, str):
+                    raise RequestError("tool_choice.function.name is not a valid string")
+            else:
+                named = tool_choice.get("name")
+                if not isinstance(named, str):
+                    raise RequestError("tool_choice.name is not a valid string")
+        else:
+            raise RequestError("tool_choice is not a valid JSON object or string")
+    tools = body.get("tools")
+    if tools is None:
+        return None
+    if not isinstance(tools, list):
+        raise RequestError("Tools are not an array")
+    kept = []
+    for tool in tools:
+        if not isinstance(tool, dict):
+            raise RequestError("Tool is not a JSON object")
+        kind = tool.get("type")
+        if not isinstance(kind, str):
+            raise RequestError("Tool type is missing or invalid")
+        if kind != "function":
+            raise RequestError("Only function tools are supported")
+        function = tool.get("function", tool)
+        if not isinstance(function, dict):
+            raise RequestError("Function is not a valid JSON object")
+        if not isinstance(function.get("name"), str):
+            raise RequestError("Function object does not contain a valid name field")
+        if "parameters" in function and not isinstance(function["parameters"], dict):
+            raise RequestError("Function parameters are not a valid JSON object")
+        if named is None or function["name"] == named:
+            kept.append({"type": "function", "function": function})
+    if tool_choice == "none":
+        return None
+    return kept

@@ -1,0 +1,242 @@
+"""``--task`` and the graph it builds in memory for a model folder, as OVMS does
+(COMPAT_GENAI §1.5, §2.3).
+
+``ovmsx --model_name m --model_path DIR --task text_generation [flags]`` serves DIR through an
+``HttpLLMCalculator`` graph made from the flags (never written to disk, rebuilt at each start,
+``models_path`` absolute). Without ``--task``, a folder holding ``config.json`` and no
+``graph.pbtxt`` gets its task from ``config.json``'s ``architectures`` (and ``modules.json``),
+in OVMS's order; a folder whose task cannot be told is refused with OVMS's message.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ovmsx import __version__
+
+TASKS = (
+    "text_generation",
+    "embeddings",
+    "rerank",
+    "image_generation",
+    "text2speech",
+    "speech2text",
+)
+SERVED_TASKS = ("text_generation",)
+TEXT_GENERATION = "text_generation"
+# OVMS's own parser names; ovmsx refuses them at load until it has parsers (llm_options.py).
+TOOL_PARSERS = (
+    "llama3", "hermes3", "phi4", "mistral", "gptoss", "qwen3coder", "devstral", "lfm2", "gemma4",
+    "onyx", "minicpm5",
+)  # fmt: skip
+REASONING_PARSERS = ("qwen3", "gemma4", "gptoss", "onyx", "minicpm5", "lfm2")
+PIPELINE_TYPES = ("LM", "LM_CB", "VLM", "VLM_CB", "AUTO")
+
+
+class TaskError(ValueError):
+    """A ``--task`` value or flag OVMS refuses, with its message."""
+
+
+@dataclass(frozen=True)
+class TextGenerationFlags:
+    """The ``--task text_generation`` flags, with OVMS's CLI defaults."""
+
+    max_num_seqs: int = 256
+    enable_prefix_caching: bool = True
+    cache_size: int = 0
+    dynamic_split_fuse: bool = True
+    max_num_batched_tokens: int | None = None
+    pipeline_type: str | None = None
+    reasoning_parser: str | None = None
+    tool_parser: str | None = None
+    enable_tool_guided_generation: bool = False
+    cache_interval_multiplier: int | None = None
+    max_tokens_limit: int | None = None
+    best_of_limit: int | None = None
+    kv_cache_precision: str | None = None
+    max_prompt_len: int | None = None
+    model_distribution_policy: str | None = None
+    draft_source_model: str | None = None
+
+
+def check_task(task: str) -> None:
+    if task not in TASKS:
+        raise TaskError(f"Error: --task parameter unsupported value: {task}")
+    if task not in SERVED_TASKS:
+        raise TaskError(f"--task {task}: ovmsx does not serve this task yet")
+
+
+def check_flags(flags: TextGenerationFlags) -> None:
+    if flags.tool_parser and flags.tool_parser not in TOOL_PARSERS:
+        raise TaskError(
+            f'Unsupported tool_parser: "{flags.tool_parser}". Supported tool parsers are: '
+            + ", ".join(TOOL_PARSERS)
+        )
+    if flags.reasoning_parser and flags.reasoning_parser not in REASONING_PARSERS:
+        raise TaskError(
+            f'Unsupported reasoning_parser: "{flags.reasoning_parser}". Supported reasoning '
+            "parsers are: " + ", ".join(REASONING_PARSERS)
+        )
+    if flags.pipeline_type is not None and flags.pipeline_type not in PIPELINE_TYPES:
+        raise TaskError(
+            f"--pipeline_type {flags.pipeline_type}: choose one of {', '.join(PIPELINE_TYPES)}"
+        )
+
+
+def detect_task(folder: Path) -> str | None:
+    """The task OVMS infers for a model folder, or None when it cannot tell."""
+    architectures = _json(folder / "config.json").get("architectures") or []
+    modules = _json_list(folder / "modules.json")
+    module_types = {str(module.get("type", "")).rsplit(".", 1)[-1] for module in modules}
+    names = [str(name) for name in architectures]
+    if (folder / "model_index.json").is_file():
+        return "image_generation"
+    if "Qwen3ForCausalLM" in names:
+        lowered = folder.name.lower()
+        if "rerank" in lowered:
+            return "rerank"
+        if "embed" in lowered:
+            return "embeddings"
+    if module_types & {"LogitScore", "CrossEncoder"} or any(
+        name.endswith("ForSequenceClassification") for name in names
+    ):
+        return "rerank"
+    if "Pooling" in module_types or any(
+        name.endswith("Model") and not name.endswith("ForCausalLM") for name in names
+    ):
+        return "embeddings"
+    if any(
+        name.endswith(("ForCausalLM", "ForConditionalGeneration")) or name == "InternVLChatModel"
+        for name in names
+    ):
+        return TEXT_GENERATION
+    return None
+
+
+def text_generation_graph(
+    models_path: Path,
+    flags: TextGenerationFlags,
+    device: str | None = None,
+    plugin_config: str | None = None,
+    cache_dir: Path | None = None,
+) -> str:
+    """The graph OVMS's ``--task text_generation`` writes, for ``models_path`` (absolute)."""
+    options: list[tuple[str, str]] = [
+        ("max_num_seqs", str(flags.max_num_seqs)),
+        ("models_path", _quoted(str(models_path))),
+        ("enable_prefix_caching", _bool(flags.enable_prefix_caching)),
+        ("cache_size", str(flags.cache_size)),
+    ]
+    if device:
+        options.append(("device", _quoted(device)))
+    plugin = _plugin_config(flags, plugin_config, cache_dir)
+    if plugin:
+        options.append(("plugin_config", _quoted(json.dumps(plugin))))
+    if flags.pipeline_type:
+        options.append(("pipeline_type", flags.pipeline_type))
+    for name in ("max_num_batched_tokens", "cache_interval_multiplier", "max_tokens_limit",
+                 "best_of_limit"):  # fmt: skip
+        value = getattr(flags, name)
+        if value is not None:
+            options.append((name, str(value)))
+    for name in ("reasoning_parser", "tool_parser"):
+        value = getattr(flags, name)
+        if value:
+            options.append((name, _quoted(value)))
+    if flags.draft_source_model:
+        options.append(("draft_models_path", _quoted(flags.draft_source_model.replace("/", "-"))))
+    if flags.enable_tool_guided_generation:
+        options.append(("enable_tool_guided_generation", "true"))
+    if not flags.dynamic_split_fuse:
+        options.append(("dynamic_split_fuse", "false"))
+    body = "\n".join(f"        {name}: {value}," for name, value in options)
+    return _GRAPH.format(version=__version__, options=body.rstrip(","))
+
+
+def _plugin_config(flags: TextGenerationFlags, given: str | None, cache_dir: Path | None) -> dict:
+    config: dict = {}
+    if given:
+        try:
+            config = json.loads(given)
+        except ValueError as error:
+            raise TaskError(f"--plugin_config is not valid JSON: {error}") from None
+        if not isinstance(config, dict):
+            raise TaskError("--plugin_config must be a JSON object")
+    from_flags = {
+        "KV_CACHE_PRECISION": flags.kv_cache_precision or None,
+        "MAX_PROMPT_LEN": flags.max_prompt_len,
+        "MODEL_DISTRIBUTION_POLICY": flags.model_distribution_policy,
+    }
+    for key, value in from_flags.items():
+        if value is None:
+            continue
+        if key in config:
+            raise TaskError(f"Doubled {key} parameter in plugin config.")
+        config[key] = value
+    if cache_dir is not None and "CACHE_DIR" not in config:
+        config["CACHE_DIR"] = str(cache_dir)
+    return config
+
+
+def _quoted(text: str) -> str:
+    return json.dumps(text)
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _json(path: Path) -> dict:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _json_list(path: Path) -> list[dict]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+_GRAPH = """\
+# File created with: ovmsx {version}
+# OVMS_GRAPH_QUEUE_MAX_SIZE: AUTO
+input_stream: "HTTP_REQUEST_PAYLOAD:input"
+output_stream: "HTTP_RESPONSE_PAYLOAD:output"
+
+node: {{
+  name: "LLMExecutor"
+  calculator: "HttpLLMCalculator"
+  input_stream: "LOOPBACK:loopback"
+  input_stream: "HTTP_REQUEST_PAYLOAD:input"
+  input_side_packet: "LLM_NODE_RESOURCES:llm"
+  input_side_packet: "LLM_NODE_EXECUTION_CONTEXTS:llm_ctx"
+  output_stream: "LOOPBACK:loopback"
+  output_stream: "HTTP_RESPONSE_PAYLOAD:output"
+  input_stream_info: {{
+    tag_index: 'LOOPBACK:0',
+    back_edge: true
+  }}
+  node_options: {{
+      [type.googleapis.com / mediapipe.LLMCalculatorOptions]: {{
+{options}
+      }}
+  }}
+  input_stream_handler {{
+    input_stream_handler: "SyncSetInputStreamHandler",
+    options {{
+      [mediapipe.SyncSetInputStreamHandlerOptions.ext] {{
+        sync_set {{
+          tag_index: "LOOPBACK:0"
+        }}
+      }}
+    }}
+  }}
+}}
+"""

@@ -1,0 +1,200 @@
+"""The OpenAI-compatible endpoints under ``/v3`` (and ``/v1``), routed as OVMS routes them
+(COMPAT_GENAI §3).
+
+- ``GET /v3/models``, ``/v3/v1/models``, ``/v1/models``: every available model, pipeline and
+  graph; ``GET .../models/<name>``: one of them (an unknown name is OVMS's 500 "Model not
+  found").
+- ``POST`` to any other ``/v3/...`` or ``/v1/...`` path: the JSON ``model`` field names the
+  graph; an LLM graph's node then picks the endpoint from the exact path
+  (``/v3/chat/completions``, ``/v3/completions``, their ``/v1`` and ``/v3/v1`` forms).
+
+Routing failures keep OVMS's codes: a body that is not JSON (or has no string ``model``) is
+412 ``The file is not valid json - ...``; an unknown graph 404; a graph not loaded (yet) 500
+``Mediapipe is not loaded yet``; with an API key set, a missing or wrong ``Authorization:
+Bearer`` header is OVMS's 500 ``Unauthorized request ...``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import orjson
+
+from ovmsx import _core
+from ovmsx.genai.llm_node import LLMNode
+from ovmsx.genai.openai_request import CHAT, COMPLETIONS
+from ovmsx.genai.v3_errors import V3Error, invalid_json
+from ovmsx.status import StatusCode, render
+
+log = logging.getLogger("ovmsx.llm_calculator")
+
+MAX_DEPTH = 100
+SSE = "text/event-stream"
+JSON = "application/json"
+_MODELS = re.compile(r"(?:/v3/(?:v1/)?|/v1/)models")
+_MODEL = re.compile(r"(?:/v3/(?:v1/)?|/v1/)models/(.+)")
+_ENDPOINTS = {
+    "/v3/chat/completions": CHAT,
+    "/v3/v1/chat/completions": CHAT,
+    "/v1/chat/completions": CHAT,
+    "/v3/completions": COMPLETIONS,
+    "/v3/v1/completions": COMPLETIONS,
+    "/v1/completions": COMPLETIONS,
+}
+_WRONG_ENDPOINT = (
+    "Wrong endpoint. Allowed endpoints: /v[13]/chat/completions, /v[13]/completions, "
+    "/v[13]/responses, /v[13]/tokenize"
+)
+# A graph still loading is waited for this long before the request is refused, as OVMS does.
+NOT_LOADED_WAIT_S = 0.5
+
+
+@dataclass
+class V3Response:
+    status: int
+    body: bytes | AsyncIterator[bytes]
+    content_type: str = JSON
+
+
+def is_v3_path(path: str) -> bool:
+    """Paths this module answers (the config API's /v1/config paths stay with KServe's)."""
+    path = path.partition("?")[0]
+    if path.startswith("/v3/"):
+        return True
+    return path.startswith("/v1/") and not path.startswith("/v1/config")
+
+
+def error_response(error: V3Error) -> V3Response:
+    return V3Response(error.status, orjson.dumps({"error": error.message}))
+
+
+class V3App:
+    def __init__(self, registry, api_key: str = "") -> None:
+        self._registry = registry
+        self._api_key = api_key
+
+    async def handle(
+        self, method: str, path: str, headers: dict[str, str], body: bytes
+    ) -> V3Response:
+        path = path.partition("?")[0]
+        try:
+            if method == "GET":
+                return self._models(path)
+            if method != "POST":
+                raise V3Error(406, render(StatusCode.REST_UNSUPPORTED_METHOD))
+            return await self._generate(path, headers, body)
+        except V3Error as error:
+            return error_response(error)
+
+    # -- models ----------------------------------------------------------------------------
+
+    def _models(self, path: str) -> V3Response:
+        if _MODELS.fullmatch(path):
+            created = int(time.time())
+            names = self._listed()
+            data = [_model(name, created) for name in names]
+            return V3Response(200, orjson.dumps({"data": data, "object": "list"}))
+        found = _MODEL.fullmatch(path)
+        if found:
+            from urllib.parse import unquote
+
+            name = unquote(found.group(1))
+            if name in self._listed(all_graphs=True):
+                return V3Response(200, orjson.dumps(_model(name, int(time.time()))))
+            raise V3Error(500, "Model not found")
+        raise V3Error(406, render(StatusCode.REST_UNSUPPORTED_METHOD))
+
+    def _listed(self, all_graphs: bool = False) -> list[str]:
+        registry = self._registry
+        names = [name for name, model in registry.models.items() if _available(model)]
+        names += [name for name, pipeline in registry.pipelines.items() if pipeline.available]
+        names += [name for name, graph in registry.graphs.items() if all_graphs or graph.available]
+        return names
+
+    # -- generation ------------------------------------------------------------------------
+
+    async def _generate(self, path: str, headers: dict[str, str], body: bytes) -> V3Response:
+        if self._api_key and headers.get("authorization") != f"Bearer {self._api_key}":
+            raise V3Error(500, render(StatusCode.UNAUTHORIZED))
+        content_type = headers.get("content-type", "")
+        if "application/json" not in content_type:
+            # OVMS then takes the graph name from the path (and finds none).
+            raise V3Error(
+                404,
+                "Mediapipe graph definition with requested name is not found - requests to "
+                "/v3 need Content-Type: application/json",
+            )
+        document = _parse(body, path)
+        name = document["model"]
+        node = await self._llm_node(name)
+        endpoint = _ENDPOINTS.get(path)
+        if endpoint is None:
+            if path.endswith("/responses") or path.endswith("tokenize"):
+                raise V3Error(400, f"{path}: ovmsx does not serve this endpoint yet")
+            raise V3Error(400, _WRONG_ENDPOINT)
+        if path.startswith("/v3/v1/"):
+            log.warning("%s is deprecated; use %s", path, path.replace("/v3/v1/", "/v3/", 1))
+        servable = node.servable
+        if servable is None:
+            raise V3Error(500, render(StatusCode.MEDIAPIPE_DEFINITION_NOT_LOADED_YET, name))
+        answer = await servable.answer(endpoint, document, node.node.name)
+        if isinstance(answer, bytes):
+            return V3Response(200, answer)
+        return V3Response(200, answer, SSE)
+
+    async def _llm_node(self, name: str) -> LLMNode:
+        graph = self._registry.graphs.get(name)
+        if graph is None:
+            raise V3Error(404, render(StatusCode.MEDIAPIPE_DEFINITION_NAME_MISSING))
+        if not graph.available:
+            await asyncio.sleep(NOT_LOADED_WAIT_S)
+            graph = self._registry.graphs.get(name)
+            if graph is None:
+                raise V3Error(404, render(StatusCode.MEDIAPIPE_DEFINITION_NAME_MISSING))
+            if graph.state.name in ("UNLOADING", "END"):
+                raise V3Error(404, render(StatusCode.MEDIAPIPE_DEFINITION_NOT_LOADED_ANYMORE))
+            if not graph.available:
+                reason = f"{name}: {graph.error.message}" if graph.error is not None else name
+                raise V3Error(500, render(StatusCode.MEDIAPIPE_DEFINITION_NOT_LOADED_YET, reason))
+        for node in graph.nodes:
+            if isinstance(node, LLMNode):
+                return node
+        raise V3Error(
+            400,
+            f"graph {name} does not serve the OpenAI-compatible API (it has no "
+            "HttpLLMCalculator node)",
+        )
+
+
+def _parse(body: bytes, path: str) -> dict:
+    try:
+        document = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise invalid_json("Cannot parse JSON body") from None
+    if _core.json_depth_exceeded_at(body, MAX_DEPTH) >= 0:
+        raise invalid_json("JSON body exceeds maximum nesting depth")
+    if not isinstance(document, dict):
+        raise invalid_json("JSON body must be an object")
+    if "model" not in document:
+        raise invalid_json("model field is missing in JSON body")
+    if not isinstance(document["model"], str):
+        raise invalid_json("model field is not a string")
+    # Checked only where a stream is possible, as OVMS does.
+    streamable = "completions" in path or "responses" in path
+    stream = document.get("stream")
+    if streamable and stream is not None and not isinstance(stream, bool):
+        raise invalid_json("stream field is not a boolean")
+    return document
+
+
+def _model(name: str, created: int) -> dict:
+    return {"id": name, "object": "model", "created": created, "owned_by": "OVMS"}
+
+
+def _available(model) -> bool:
+    return bool(model.available_versions())

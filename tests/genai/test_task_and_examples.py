@@ -1,0 +1,115 @@
+"""Serving an LLM folder without a graph (``--task``, and the task told from config.json), and
+the LLM example run as its README says."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from llm_graphs import SCRIPT, write_llm_folder
+from rest_process import RestProcess, rest_served
+from serving_process import free_port, run_to_exit
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "llm"
+CHAT = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.fixture(scope="module")
+def bare_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A scripted LLM folder with no graph.pbtxt."""
+    return write_llm_folder(tmp_path_factory.mktemp("bare") / "model", script=SCRIPT)
+
+
+def chat(server: RestProcess, document: dict = CHAT):
+    return server.request(
+        "POST", "/v3/chat/completions", json.dumps(document), {"Content-Type": "application/json"}
+    )
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--task", "text_generation", "--max_num_seqs", "8", "--cache_size", "1"],
+        [],  # the task is told from config.json's architectures
+    ],
+)
+def test_a_folder_without_a_graph_is_served(bare_folder: Path, tmp_path: Path, flags) -> None:
+    args = ["--model_name", "m", "--model_path", str(bare_folder), *flags]
+    with rest_served(args, tmp_path) as server:
+        reply = chat(server)
+        assert reply.status == 200, reply.body
+        assert reply.json()["choices"][0]["message"]["content"] == SCRIPT
+        assert server.request("GET", "/v2/models/m/ready").status == 200
+    assert not (bare_folder / "graph.pbtxt").exists()  # built in memory only
+
+
+def test_max_tokens_limit_from_the_command_line(bare_folder: Path, tmp_path: Path) -> None:
+    args = ["--model_name", "m", "--model_path", str(bare_folder), "--task", "text_generation"]
+    with rest_served([*args, "--max_tokens_limit", "5"], tmp_path) as server:
+        reply = chat(server, {**CHAT, "max_tokens": 6})
+        assert reply.status == 400
+        assert reply.json()["error"].endswith(
+            "max_tokens exceeds limit provided in graph config: 5"
+        )
+        answer = chat(server).json()
+        assert answer["choices"][0]["finish_reason"] == "length"
+        assert answer["usage"]["completion_tokens"] == 5
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--task", "painting"], "Error: --task parameter unsupported value: painting"),
+        (["--task", "embeddings"], "--task embeddings: ovmsx does not serve this task yet"),
+        (
+            ["--task", "text_generation", "--tool_parser", "nope"],
+            'Unsupported tool_parser: "nope". Supported tool parsers are: llama3',
+        ),
+    ],
+)
+def test_task_flag_errors(bare_folder: Path, tmp_path: Path, flags, message: str) -> None:
+    args = ["--model_name", "m", "--model_path", str(bare_folder), *flags]
+    code, output = run_to_exit([*args, "--rest_port", str(free_port())], tmp_path)
+    assert code != 0
+    assert message in output
+
+
+def test_a_folder_whose_task_cannot_be_told_is_refused(bare_folder: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "unknown"
+    shutil.copytree(bare_folder, folder)
+    (folder / "config.json").write_text(json.dumps({"architectures": ["Mystery"]}))
+    code, output = run_to_exit(
+        ["--model_name", "m", "--model_path", str(folder), "--rest_port", str(free_port())],
+        tmp_path,
+    )
+    assert code != 0
+    assert "Could not infer model task - specify --task value explicitly" in output
+
+
+def test_the_llm_example_runs_as_its_readme_says(tmp_path: Path) -> None:
+    example = tmp_path / "llm"
+    shutil.copytree(EXAMPLE, example, ignore=shutil.ignore_patterns("models", "__pycache__"))
+    subprocess.run(
+        [sys.executable, str(example / "build_llm_folder.py"), str(example / "models" / "tiny")],
+        check=True,
+        capture_output=True,
+    )
+    with rest_served(["--config_path", str(example / "config.json")], tmp_path) as server:
+        done = subprocess.run(
+            [sys.executable, str(example / "client.py"), "--url", f"http://{server.url}/v3"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    unary, finish, streamed = done.stdout.splitlines()[:3]
+    assert unary.startswith("unary: ")
+    assert len(unary) > 20
+    assert "finish_reason length" in finish
+    assert streamed.startswith("streamed: ")
+    assert len(streamed) > 20
