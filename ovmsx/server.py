@@ -116,7 +116,7 @@ async def _start_rest(
             reuse_port,
             budget,
             request_timeout=options.rest_request_timeout,
-            v3=V3App(context.registry, options.api_key),
+            v3=V3App(context.registry, options.api_key, context.observer),
             cors=Cors(
                 options.allowed_origins,
                 options.allowed_methods,

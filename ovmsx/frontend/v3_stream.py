@@ -35,6 +35,7 @@ async def serve_v3(
     }
     path = scope["raw_path"].decode("latin-1")
     departure = asyncio.ensure_future(_departure(receive))
+    response = None
     try:
         response = await _unless_gone(v3.handle(scope["method"], path, headers, body), departure)
         if response is None:
@@ -45,6 +46,9 @@ async def serve_v3(
             await _unless_gone(_send_stream(send, response, extra_headers), departure)
     finally:
         departure.cancel()
+        if response is not None and not isinstance(response.body, bytes):
+            # Always, even if sending never began: it stops the generation and ends the call.
+            await response.body.aclose()
 
 
 async def _departure(receive) -> None:
@@ -79,17 +83,13 @@ async def _send_whole(send, response: V3Response, extra: Sequence[tuple[bytes, b
 
 
 async def _send_stream(send, response: V3Response, extra: Sequence[tuple[bytes, bytes]]) -> None:
-    chunks = response.body
-    try:
-        await send(
-            {
-                "type": "http.response.start",
-                "status": response.status,
-                "headers": [*_STREAM_HEADERS, *extra],
-            }
-        )
-        async for chunk in chunks:
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        await send({"type": "http.response.body", "body": b""})
-    finally:
-        await chunks.aclose()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": response.status,
+            "headers": [*_STREAM_HEADERS, *extra],
+        }
+    )
+    async for chunk in response.body:
+        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+    await send({"type": "http.response.body", "body": b""})

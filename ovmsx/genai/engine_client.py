@@ -162,8 +162,9 @@ class EngineClient:
                 if message[0] == "ready":
                     self.info = message[1]
                     log.info(
-                        "LLM engine of %s started (pid %d) in %.2f s",
+                        "LLM engine of %s (%s) started (pid %d) in %.2f s",
                         self.name,
+                        self.settings.models_path,
                         process.pid,
                         self.info.load_seconds,
                     )
@@ -202,6 +203,17 @@ class EngineClient:
             self._last_heard = time.monotonic()  # silence counts from now
         self._requests[request.id] = generation
         transport.write(pack(("add", request)))
+        return generation
+
+    def tokenize(self, request) -> Generation:
+        """Send a tokenize request (tokenize_request.py); its one event is ``done``/``error``."""
+        transport = self._transport
+        if transport is None or self._closing:
+            raise EngineUnavailable(f"the LLM engine of {self.name} is not running")
+        request_id = next(self._ids)
+        generation = Generation(self, request_id)
+        self._requests[request_id] = generation
+        transport.write(pack(("tokenize", request_id, request)))
         return generation
 
     def stop(self, request_id: int) -> None:

@@ -18,6 +18,7 @@ class EngineRequest:
     logprobs: bool = False
     max_tokens: int | None = None
     """The request's max tokens, for the length check against the model's context."""
+    skip_special_tokens: bool = True
 
 
 @dataclass

@@ -21,6 +21,7 @@ finish reason), ``done`` (the final result), ``error`` (the request failed);
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import select
@@ -40,6 +41,9 @@ log = logging.getLogger("ovmsx.llm_executor")
 
 # OVMS logs the scheduler's state every this many steps.
 STATS_EVERY_STEPS = 10
+# How often a busy engine reports its scheduler's state (requests running and waiting, KV cache
+# use) to the server's metrics; an engine going idle reports at once.
+STATS_PERIOD_S = 0.25
 _FINISH_REASONS = {1: "stop", 2: "length", 3: "tool_calls"}
 
 
@@ -50,6 +54,9 @@ class _Active:
     prompt_tokens: int
     decoders: dict[int, TextDecoder] = field(default_factory=dict)
     finish: dict[int, str | None] = field(default_factory=dict)
+    first_token_at: float | None = None
+    """time.monotonic() of the step that produced its first token (the clock is the server's
+    too: CLOCK_MONOTONIC is system-wide)."""
 
 
 class Engine:
@@ -62,6 +69,18 @@ class Engine:
         self.settings = settings
         started = time.perf_counter()
         path = settings.models_path
+        self.pipeline = self._build_pipeline()
+        self.tokenizer = self.pipeline.get_tokenizer()
+        self.base_fields = _config_fields(self._base_config(path))
+        self.load_seconds = time.perf_counter() - started
+        folder = Path(path) if os.path.isdir(path) else Path(path).parent
+        self.max_length = max_model_length(folder)
+        self.active: dict[int, _Active] = {}
+        self.steps = 0
+
+    def _build_pipeline(self):
+        genai = self.genai
+        settings = self.settings
         scheduler = genai.SchedulerConfig()
         scheduler.max_num_batched_tokens = settings.max_num_batched_tokens
         scheduler.cache_size = settings.cache_size
@@ -70,16 +89,9 @@ class Engine:
         scheduler.enable_prefix_caching = settings.enable_prefix_caching
         if settings.cache_interval_multiplier is not None:
             scheduler.cache_interval_multiplier = settings.cache_interval_multiplier
-        self.pipeline = genai.ContinuousBatchingPipeline(
-            path, scheduler, settings.device, settings.plugin_config
+        return genai.ContinuousBatchingPipeline(
+            settings.models_path, scheduler, settings.device, settings.plugin_config
         )
-        self.tokenizer = self.pipeline.get_tokenizer()
-        self.base_fields = _config_fields(self._base_config(path))
-        self.load_seconds = time.perf_counter() - started
-        folder = Path(path) if os.path.isdir(path) else Path(path).parent
-        self.max_length = max_model_length(folder)
-        self.active: dict[int, _Active] = {}
-        self.steps = 0
 
     def info(self) -> EngineInfo:
         tokenizer = self.tokenizer
@@ -96,20 +108,48 @@ class Engine:
 
     def add(self, request: EngineRequest, events: list) -> None:
         try:
-            ids = self.tokenizer.encode(
-                request.prompt, add_special_tokens=request.add_special_tokens
-            ).input_ids
-            count = ids.shape[1]
-            problem = self._length_problem(count, request.max_tokens)
-            if problem:
-                events.append(("error", request.id, problem))
+            ids, config = self.prepare(request)
+            if ids is None:
+                events.append(("error", request.id, config))
                 return
-            config = self._config(request)
             handle = self.pipeline.add_request(request.id, ids, config)
         except RuntimeError as error:  # GenerationConfig.validate() and add_request's checks
-            events.append(("error", request.id, _first_line(error)))
+            events.append(("error", request.id, first_line(error)))
             return
-        self.active[request.id] = _Active(request, handle, count)
+        self.active[request.id] = _Active(request, handle, ids.shape[1])
+
+    def prepare(self, request: EngineRequest):
+        """(prompt ids, GenerationConfig), or (None, why the prompt is refused)."""
+        ids = self.tokenizer.encode(
+            request.prompt, add_special_tokens=request.add_special_tokens
+        ).input_ids
+        problem = self._length_problem(ids.shape[1], request.max_tokens)
+        if problem:
+            return None, problem
+        return ids, self._config(request)
+
+    def tokenize(self, request_id: int, request, events: list) -> None:
+        """``POST /v3/tokenize``: the ids of each text, padding left out unless asked for."""
+        options = {
+            "add_special_tokens": request.add_special_tokens,
+            "pad_to_max_length": request.pad_to_max_length,
+        }
+        if request.max_length is not None:
+            options["max_length"] = request.max_length
+            options["truncation"] = True
+        if request.padding_side is not None:
+            options["padding_side"] = request.padding_side
+        try:
+            encoded = self.tokenizer.encode(request.texts, **options)
+        except RuntimeError as error:
+            events.append(("error", request_id, first_line(error)))
+            return
+        ids = encoded.input_ids.data.tolist()
+        mask = encoded.attention_mask.data.tolist()
+        if not request.pad_to_max_length:
+            rows = zip(ids, mask, strict=True)
+            ids = [[t for t, m in zip(row, keep, strict=True) if m] for row, keep in rows]
+        events.append(("done", request_id, {"rows": ids}))
 
     def stop(self, request_id: int) -> None:
         """The client left: stop its generation; the next step frees its KV cache."""
@@ -167,8 +207,11 @@ class Engine:
         owners: list[tuple[int, int]] = []
         finished: list[_Active] = []
         running = self.genai.GenerationStatus.RUNNING
+        now = time.monotonic()
         for request_id, active in self.active.items():
             handle = active.handle
+            if active.first_token_at is None and handle.can_read():
+                active.first_token_at = now
             if active.request.stream:
                 final = False
                 while handle.can_read():
@@ -190,17 +233,41 @@ class Engine:
             elif handle.get_status() != running:
                 finished.append(active)
         if moved:
-            texts = decode_steps(self._decode, moved)
+            texts = self._decode_moved(moved, owners)
             for (request_id, index), (_, final), text in zip(owners, moved, texts, strict=True):
                 # The last text of a sequence carries its finish reason, as OpenAI streams it.
                 reason = self.active[request_id].finish.get(index) if final else None
                 events.append(("text", request_id, (index, text, final, reason)))
         for active in finished:
             del self.active[active.request.id]
-            events.append(("done", active.request.id, self._result(active)))
+            result = self._result(active)
+            result["first_token_at"] = active.first_token_at or now
+            result["last_token_at"] = now
+            events.append(("done", active.request.id, result))
 
-    def _decode(self, batch: list[list[int]]) -> list[str]:
-        return self.tokenizer.decode(batch, skip_special_tokens=True)
+    def _decode_moved(self, moved: list, owners: list[tuple[int, int]]) -> list[str]:
+        """The new text of each moved sequence: one detokenizer call for the requests that skip
+        special tokens (nearly all), one for those that keep them."""
+        texts = [""] * len(moved)
+        for skip in (True, False):
+            picked = [
+                i
+                for i, (request_id, _) in enumerate(owners)
+                if self.active[request_id].request.skip_special_tokens is skip
+            ]
+            if picked:
+                decode = functools.partial(self._decode, skip=skip)
+                for i, text in zip(
+                    picked, decode_steps(decode, [moved[i] for i in picked]), strict=True
+                ):
+                    texts[i] = text
+        return texts
+
+    def _decode(self, batch: list[list[int]], skip: bool = True) -> list[str]:
+        if skip:
+            return self.tokenizer.decode(batch, skip_special_tokens=True)
+        # A batch is padded with the pad token, which only skipping special tokens removes.
+        return [self.tokenizer.decode(ids, skip_special_tokens=False) for ids in batch]
 
     def _result(self, active: _Active) -> dict:
         status = active.handle.get_status()
@@ -221,7 +288,9 @@ class Engine:
             completion += len(ids)
             choice = {
                 "index": index,
-                "text": self.tokenizer.decode(ids, skip_special_tokens=True),
+                "text": self.tokenizer.decode(
+                    ids, skip_special_tokens=active.request.skip_special_tokens
+                ),
                 "finish_reason": _FINISH_REASONS.get(int(output.finish_reason)),
             }
             if active.request.logprobs:
@@ -232,14 +301,15 @@ class Engine:
             choices.append(choice)
         return _usage(choices, active.prompt_tokens, completion)
 
-    def stats(self) -> dict:
+    def stats(self, idle: bool = False) -> dict:
+        """The scheduler's state; ``idle``: no request is left (the pipeline's own counts are
+        those of its last step, taken before the last requests left)."""
         metrics = self.pipeline.get_metrics()
         return {
-            "requests": metrics.requests,
-            "scheduled_requests": metrics.scheduled_requests,
+            "requests": 0 if idle else metrics.requests,
+            "scheduled_requests": 0 if idle else metrics.scheduled_requests,
             "cache_usage": metrics.cache_usage,
             "kv_cache_bytes": metrics.kv_cache_size_in_bytes,
-            "active": len(self.active),
         }
 
 
@@ -261,26 +331,42 @@ def _usage(choices: list, prompt: int, completion: int) -> dict:
     return {"choices": choices, "prompt_tokens": prompt, "completion_tokens": completion}
 
 
-def _first_line(error: Exception) -> str:
+def first_line(error: Exception) -> str:
     return str(error).strip()
 
 
 def serve(sock: socket.socket, settings: EngineSettings) -> int:
     reader = FrameReader()
+    stateful = settings.pipeline == "LM"
+    kind = "Legacy" if stateful else "Continuous Batching"
+    log.info("Initializing Language Model %s servable: %s", kind, settings.models_path)
     try:
-        engine = Engine(settings)
+        if stateful:
+            from ovmsx.genai.stateful_engine import StatefulEngine
+
+            engine = StatefulEngine(settings)
+        else:
+            engine = Engine(settings)
     except Exception as error:
         sock.sendall(pack(("failed", f"{type(error).__name__}: {error}")))
         return 2
     sock.sendall(pack(("ready", engine.info())))
-    log.info("Initializing Language Model Continuous Batching servable: %s", settings.models_path)
     sock.setblocking(False)
+    if stateful:
+        return engine.serve(sock, reader)
     fd = sock.fileno()
+    was_busy = False
+    last_stats = 0.0
     while True:
-        idle = not engine.active and not engine.pipeline.has_non_finished_requests()
-        if idle:
+        busy = bool(engine.active) or engine.pipeline.has_non_finished_requests()
+        now = time.monotonic()
+        if (busy and now - last_stats > STATS_PERIOD_S) or (was_busy and not busy):
+            send(sock, ("stats", engine.stats(idle=not busy)))
+            last_stats = now
+        was_busy = busy
+        if not busy:
             select.select([fd], [], [])
-        messages = _receive(sock, reader)
+        messages = receive(sock, reader)
         if messages is None:
             return 0  # the server is gone
         events: list = []
@@ -288,6 +374,8 @@ def serve(sock: socket.socket, settings: EngineSettings) -> int:
             kind = message[0]
             if kind == "add":
                 engine.add(message[1], events)
+            elif kind == "tokenize":
+                engine.tokenize(message[1], message[2], events)
             elif kind == "stop":
                 engine.stop(message[1])
             elif kind == "close":
@@ -295,16 +383,16 @@ def serve(sock: socket.socket, settings: EngineSettings) -> int:
         try:
             engine.step()
         except Exception as error:
-            _send(sock, ("fatal", f"generation failed: {_first_line(error)}"))
+            send(sock, ("fatal", f"generation failed: {first_line(error)}"))
             return 3
         engine.collect(events)
         if engine.steps % STATS_EVERY_STEPS == 0 and engine.steps and (engine.active or events):
             _log_state(engine)
         if events:
-            _send(sock, events)
+            send(sock, events)
 
 
-def _receive(sock: socket.socket, reader: FrameReader) -> list | None:
+def receive(sock: socket.socket, reader: FrameReader) -> list | None:
     messages: list = []
     while True:
         try:
@@ -318,7 +406,7 @@ def _receive(sock: socket.socket, reader: FrameReader) -> list | None:
         messages.extend(reader.feed(data))
 
 
-def _send(sock: socket.socket, message: object) -> None:
+def send(sock: socket.socket, message: object) -> None:
     data = pack(message)
     view = memoryview(data)
     while view:

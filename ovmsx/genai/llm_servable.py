@@ -17,9 +17,11 @@ import orjson
 from ovmsx.genai.chat_template import ChatTemplate, TemplateError
 from ovmsx.genai.engine_client import EngineClient, EngineFailed, EngineUnavailable, Generation
 from ovmsx.genai.engine_messages import EngineInfo, EngineRequest
+from ovmsx.genai.generation_meter import GenerationMeter
 from ovmsx.genai.llm_options import RequestLimits
 from ovmsx.genai.openai_request import CHAT, GenerationRequest, RequestError, parse_request
 from ovmsx.genai.openai_response import DONE, Reply
+from ovmsx.genai.tokenize_request import parse_tokenize, tokens_answer
 from ovmsx.genai.v3_errors import V3Error, execution_error
 
 
@@ -32,8 +34,11 @@ class LLMServable:
         self.limits = limits
         self.info = info
 
-    async def answer(self, endpoint: str, body: dict, node: str) -> bytes | AsyncIterator[bytes]:
-        """The whole body (unary) or the stream's chunks; raises ``V3Error``."""
+    async def answer(
+        self, endpoint: str, body: dict, node: str, meter: GenerationMeter
+    ) -> bytes | AsyncIterator[bytes]:
+        """The whole body (unary) or the stream's chunks; raises ``V3Error``. ``meter`` hears
+        of the result and of each chunk sent (the caller ends it)."""
         try:
             request = parse_request(body, endpoint, self.limits)
             prompt = self._prompt(request)
@@ -47,6 +52,7 @@ class LLMServable:
             stream=request.stream,
             logprobs=request.logprobs,
             max_tokens=request.max_tokens,
+            skip_special_tokens=request.skip_special_tokens,
         )
         try:
             generation = self.engine.submit(engine_request)
@@ -54,8 +60,29 @@ class LLMServable:
             raise V3Error(503, str(error)) from None
         reply = Reply(request)
         if not request.stream:
-            return await _whole(generation, reply, node)
-        return await _stream(generation, reply, node)
+            return await _whole(generation, reply, node, meter)
+        return await _stream(generation, reply, node, meter)
+
+    async def tokenize(self, body: dict, node: str) -> bytes:
+        """``POST /v3/tokenize``: the prompt's token ids (tokenize_request.py)."""
+        try:
+            request = parse_tokenize(body)
+        except RequestError as error:
+            raise execution_error(node, str(error)) from None
+        try:
+            generation = self.engine.tokenize(request)
+        except EngineUnavailable as error:
+            raise V3Error(503, str(error)) from None
+        try:
+            async for kind, data in generation:
+                if kind == "error":
+                    raise execution_error(node, data)
+                return orjson.dumps(tokens_answer(request, data["rows"]))
+        except EngineFailed as error:
+            raise execution_error(node, str(error), "INTERNAL") from None
+        finally:
+            generation.close()
+        raise execution_error(node, "tokenization ended without a result", "INTERNAL")
 
     def _prompt(self, request: GenerationRequest) -> str:
         if request.endpoint != CHAT:
@@ -71,12 +98,13 @@ class LLMServable:
         return prompt
 
 
-async def _whole(generation: Generation, reply: Reply, node: str) -> bytes:
+async def _whole(generation: Generation, reply: Reply, node: str, meter: GenerationMeter) -> bytes:
     try:
         async for kind, data in generation:
             if kind == "done":
                 if "error" in data:
                     raise execution_error(node, data["error"], "INTERNAL")
+                meter.finished(data, reply.request.n)
                 return reply.whole(data)
             if kind == "error":
                 raise execution_error(node, data)
@@ -87,21 +115,49 @@ async def _whole(generation: Generation, reply: Reply, node: str) -> bytes:
     raise execution_error(node, "the generation ended without a result", "INTERNAL")
 
 
-async def _stream(generation: Generation, reply: Reply, node: str) -> AsyncIterator[bytes]:
+async def _stream(
+    generation: Generation, reply: Reply, node: str, meter: GenerationMeter
+) -> AsyncIterator[bytes]:
     """Wait for the engine to take the request (its refusal is a plain 400), then stream."""
     try:
         first = await generation.__anext__()
     except EngineFailed as error:
         generation.close()
         raise execution_error(node, str(error), "INTERNAL") from None
+    except BaseException:  # cancelled: the client left before the engine took the request
+        generation.close()
+        raise
     if first[0] == "error":
         generation.close()
         raise execution_error(node, first[1])
-    return _chunks(generation, reply, node, first)
+    return GenerationStream(generation, _chunks(generation, reply, node, meter, first))
+
+
+class GenerationStream:
+    """A streamed answer's chunks; ``aclose`` stops the generation even when the chunks were
+    never asked for (the client left before the first one was sent)."""
+
+    def __init__(self, generation: Generation, chunks: AsyncIterator[bytes]) -> None:
+        self._generation = generation
+        self._chunks = chunks
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._chunks
+
+    async def __anext__(self) -> bytes:
+        return await self._chunks.__anext__()
+
+    async def aclose(self) -> None:
+        self._generation.close()
+        await self._chunks.aclose()
 
 
 async def _chunks(
-    generation: Generation, reply: Reply, node: str, first: tuple[str, object]
+    generation: Generation,
+    reply: Reply,
+    node: str,
+    meter: GenerationMeter,
+    first: tuple[str, object],
 ) -> AsyncIterator[bytes]:
     try:
         yield reply.opening()
@@ -114,17 +170,21 @@ async def _chunks(
                     yield reply.text(index, text, reason)
             elif kind == "done":
                 if "error" in data:
+                    meter.failed = True
                     yield _stream_error(node, data["error"])
                     return
+                meter.finished(data, reply.request.n)
                 if reply.request.include_usage:
                     yield reply.usage(data)
                 yield DONE
                 return
             elif kind == "error":
+                meter.failed = True
                 yield _stream_error(node, data)
                 return
             event = await generation.__anext__()
     except EngineFailed as error:
+        meter.failed = True
         yield _stream_error(node, str(error))
     finally:
         generation.close()

@@ -45,6 +45,7 @@ class GenerationRequest:
     tools: list | None = None
     chat_template_kwargs: dict = field(default_factory=dict)
     add_generation_prompt: bool = True
+    skip_special_tokens: bool = True
 
 
 def parse_request(body: dict, endpoint: str, limits: RequestLimits) -> GenerationRequest:
@@ -237,8 +238,7 @@ def _common(body: dict, request: GenerationRequest, limits: RequestLimits) -> No
         config["num_return_sequences"] = value
 
     skip_special = _bool(body, "skip_special_tokens", "skip_special_tokens is not a bool")
-    if skip_special is False:
-        raise RequestError("skip_special_tokens: false is not supported by ovmsx yet")
+    request.skip_special_tokens = skip_special is not False
 
 
 def _check_limit(value: int, name: str, limits: RequestLimits) -> None:

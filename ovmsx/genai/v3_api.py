@@ -26,9 +26,13 @@ from dataclasses import dataclass
 import orjson
 
 from ovmsx import _core
+from ovmsx.frontend.request_observer import RequestObserver
+from ovmsx.genai.generation_meter import GenerationMeter
 from ovmsx.genai.llm_node import LLMNode
 from ovmsx.genai.openai_request import CHAT, COMPLETIONS
 from ovmsx.genai.v3_errors import V3Error, invalid_json
+from ovmsx.in_flight import InFlight
+from ovmsx.metrics.families import REST, STREAM, UNARY
 from ovmsx.status import StatusCode, render
 
 log = logging.getLogger("ovmsx.llm_calculator")
@@ -74,9 +78,12 @@ def error_response(error: V3Error) -> V3Response:
 
 
 class V3App:
-    def __init__(self, registry, api_key: str = "") -> None:
+    def __init__(
+        self, registry, api_key: str = "", observer: RequestObserver | None = None
+    ) -> None:
         self._registry = registry
         self._api_key = api_key
+        self._observer = observer
 
     async def handle(
         self, method: str, path: str, headers: dict[str, str], body: bytes
@@ -131,10 +138,38 @@ class V3App:
             )
         document = _parse(body, path)
         name = document["model"]
-        node = await self._llm_node(name)
+        node, in_flight = await self._llm_node(name)
+        # Held until the answer is complete: a reload retires the graph (and stops its engine)
+        # only once the requests on it have ended.
+        in_flight.enter()
+        meter = self._meter(name, document.get("stream") is True, in_flight.leave)
+        meter.accepted()
+        try:
+            response = await self._answer(path, document, node, meter)
+        except BaseException:
+            meter.end(False)
+            raise
+        if isinstance(response.body, bytes):
+            meter.responded()
+            meter.end(True)
+        else:
+            response.body = CountedStream(response.body, meter)
+        return response
+
+    def _meter(self, name: str, stream: bool, release) -> GenerationMeter:
+        observer = self._observer
+        call = observer.graph_call(REST, STREAM if stream else UNARY, name) if observer else None
+        metrics = getattr(self._registry, "metrics", None)
+        llm = metrics.llm_series(name) if metrics is not None else None
+        return GenerationMeter(call, llm, release)
+
+    async def _answer(
+        self, path: str, document: dict, node: LLMNode, meter: GenerationMeter
+    ) -> V3Response:
+        name = document["model"]
         endpoint = _ENDPOINTS.get(path)
-        if endpoint is None:
-            if path.endswith("/responses") or path.endswith("tokenize"):
+        if endpoint is None and not path.endswith("tokenize"):
+            if path.endswith("/responses"):
                 raise V3Error(400, f"{path}: ovmsx does not serve this endpoint yet")
             raise V3Error(400, _WRONG_ENDPOINT)
         if path.startswith("/v3/v1/"):
@@ -142,12 +177,17 @@ class V3App:
         servable = node.servable
         if servable is None:
             raise V3Error(500, render(StatusCode.MEDIAPIPE_DEFINITION_NOT_LOADED_YET, name))
-        answer = await servable.answer(endpoint, document, node.node.name)
+        if endpoint is None:  # ends with "tokenize", as OVMS matches it
+            return V3Response(200, await servable.tokenize(document, node.node.name))
+        metrics = getattr(self._registry, "metrics", None)
+        if metrics is not None:
+            metrics.llm_series(name).engine = servable.engine
+        answer = await servable.answer(endpoint, document, node.node.name, meter)
         if isinstance(answer, bytes):
             return V3Response(200, answer)
         return V3Response(200, answer, SSE)
 
-    async def _llm_node(self, name: str) -> LLMNode:
+    async def _llm_node(self, name: str) -> tuple[LLMNode, InFlight]:
         graph = self._registry.graphs.get(name)
         if graph is None:
             raise V3Error(404, render(StatusCode.MEDIAPIPE_DEFINITION_NAME_MISSING))
@@ -162,13 +202,46 @@ class V3App:
                 reason = f"{name}: {graph.error.message}" if graph.error is not None else name
                 raise V3Error(500, render(StatusCode.MEDIAPIPE_DEFINITION_NOT_LOADED_YET, reason))
         for node in graph.nodes:
-            if isinstance(node, LLMNode):
-                return node
+            if isinstance(node, LLMNode) and graph.plan is not None:
+                return node, graph.plan.in_flight
         raise V3Error(
             400,
             f"graph {name} does not serve the OpenAI-compatible API (it has no "
             "HttpLLMCalculator node)",
         )
+
+
+class CountedStream:
+    """A stream's chunks, each counted as a response; the call ends when the stream is closed,
+    which the frontend does whether or not it ever started sending (aclose of an async generator
+    that never ran would skip its cleanup)."""
+
+    def __init__(self, chunks, meter: GenerationMeter) -> None:
+        self._chunks = chunks
+        self._meter = meter
+        self._complete = False
+        self._closed = False
+
+    def __aiter__(self) -> CountedStream:
+        return self
+
+    async def __anext__(self) -> bytes:
+        try:
+            chunk = await self._chunks.__anext__()
+        except StopAsyncIteration:
+            self._complete = True
+            raise
+        self._meter.responded()
+        return chunk
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await self._chunks.aclose()
+        finally:
+            self._meter.end(self._complete and not self._meter.failed)
 
 
 def _parse(body: bytes, path: str) -> dict:

@@ -52,6 +52,14 @@ REQUESTS_REJECTED = "ovms_requests_rejected"
 RESPONSES = "ovms_responses"
 GRAPH_ERROR = "ovms_graph_error"
 GRAPH_PROCESSING_TIME = "ovms_graph_processing_time_us"
+# Beyond OVMS, which has no generation metrics: one series each per LLM servable (graph name).
+LLM_TIME_TO_FIRST_TOKEN = "ovmsx_llm_time_to_first_token_us"
+LLM_TIME_PER_OUTPUT_TOKEN = "ovmsx_llm_time_per_output_token_us"
+LLM_PROMPT_TOKENS = "ovmsx_llm_prompt_tokens"
+LLM_GENERATED_TOKENS = "ovmsx_llm_generated_tokens"
+LLM_REQUESTS_RUNNING = "ovmsx_llm_requests_running"
+LLM_REQUESTS_WAITING = "ovmsx_llm_requests_waiting"
+LLM_KV_CACHE_USAGE = "ovmsx_llm_kv_cache_usage_percent"
 
 _REQUEST_LABELS = ("api", "interface", "method", "name", "version")
 _GRAPH_REQUEST_LABELS = ("api", "interface", "method", "name")
@@ -139,10 +147,54 @@ FAMILIES: dict[str, FamilySpec] = {
             "Time packet spent in the MediaPipe graph.",
             ("method", "name"),
         ),
+        FamilySpec(
+            LLM_TIME_TO_FIRST_TOKEN,
+            Kind.HISTOGRAM,
+            "Time from a generation request's arrival to its first generated text.",
+            ("name",),
+        ),
+        FamilySpec(
+            LLM_TIME_PER_OUTPUT_TOKEN,
+            Kind.HISTOGRAM,
+            "Time per generated token after the first, averaged over each request.",
+            ("name",),
+        ),
+        FamilySpec(LLM_PROMPT_TOKENS, Kind.COUNTER, "Prompt tokens processed.", ("name",)),
+        FamilySpec(LLM_GENERATED_TOKENS, Kind.COUNTER, "Tokens generated.", ("name",)),
+        FamilySpec(
+            LLM_REQUESTS_RUNNING,
+            Kind.GAUGE,
+            "Generation requests the LLM engine is scheduling now.",
+            ("name",),
+        ),
+        FamilySpec(
+            LLM_REQUESTS_WAITING,
+            Kind.GAUGE,
+            "Generation requests in the LLM engine waiting to be scheduled.",
+            ("name",),
+        ),
+        FamilySpec(
+            LLM_KV_CACHE_USAGE,
+            Kind.GAUGE,
+            "Share of the LLM engine's KV cache in use, in percent.",
+            ("name",),
+        ),
     )
 }
+LLM_FAMILIES: frozenset[str] = frozenset(
+    {
+        LLM_TIME_TO_FIRST_TOKEN,
+        LLM_TIME_PER_OUTPUT_TOKEN,
+        LLM_PROMPT_TOKENS,
+        LLM_GENERATED_TOKENS,
+        LLM_REQUESTS_RUNNING,
+        LLM_REQUESTS_WAITING,
+        LLM_KV_CACHE_USAGE,
+    }
+)
 
-# What ``--metrics_enable`` turns on when no list is given: OVMS's 13 (its --help names 6).
+# What ``--metrics_enable`` turns on when no list is given: OVMS's 13 (its --help names 6), and
+# ovmsx's LLM families (which have series only where an LLM is served).
 DEFAULT_FAMILIES: frozenset[str] = frozenset(
     {
         CURRENT_REQUESTS,
@@ -159,6 +211,7 @@ DEFAULT_FAMILIES: frozenset[str] = frozenset(
         GRAPH_PROCESSING_TIME,
         RESPONSES,
     }
+    | LLM_FAMILIES
 )
 # Only on when listed.
 OPTIONAL_FAMILIES: frozenset[str] = frozenset({INFER_REQ_QUEUE_SIZE, INFER_REQ_ACTIVE})
@@ -179,7 +232,7 @@ MODEL_READY = "ModelReady"
 UNARY = "Unary"
 STREAM = "Stream"
 # The (api, interface, method) series every graph has in its accepted, rejected, responses
-# and graph_error counters. ovmsx serves no V3 (OpenAI-style) API: those stay at 0.
+# and graph_error counters (V3: the OpenAI-compatible endpoints, counted by genai/v3_api.py).
 GRAPH_CALLS: tuple[tuple[str, str, str], ...] = (
     (KSERVE, GRPC, MODEL_INFER),
     (KSERVE, GRPC, MODEL_INFER_STREAM),

@@ -15,6 +15,13 @@ from ovmsx.metrics.families import (
     GRAPH_PROCESSING_TIME,
     INTERFACES,
     KSERVE,
+    LLM_GENERATED_TOKENS,
+    LLM_KV_CACHE_USAGE,
+    LLM_PROMPT_TOKENS,
+    LLM_REQUESTS_RUNNING,
+    LLM_REQUESTS_WAITING,
+    LLM_TIME_PER_OUTPUT_TOKEN,
+    LLM_TIME_TO_FIRST_TOKEN,
     MODEL_INFER,
     MODEL_METADATA,
     MODEL_READY,
@@ -38,6 +45,7 @@ class _Off:
     __slots__ = ()
 
     def inc(self) -> None: ...
+    def add(self, count: int) -> None: ...
     def dec(self) -> None: ...
     def observe(self, value: float) -> None: ...
     def set(self, value: float) -> None: ...
@@ -147,3 +155,38 @@ class GraphSeries:
                     REQUESTS_SUCCESS, KSERVE, interface, method, name, ""
                 )
                 self.fail[key] = families.child(REQUESTS_FAIL, KSERVE, interface, method, name, "")
+
+
+class LLMSeries:
+    """An LLM servable's generation series: time to first token and per output token, tokens
+    in and out, and its engine's requests running and waiting and KV-cache use, read from the
+    engine's last report (``stats``) when scraped."""
+
+    __slots__ = (
+        "engine",
+        "generated_tokens",
+        "prompt_tokens",
+        "time_per_output_token",
+        "time_to_first_token",
+    )
+
+    def __init__(self, families: Families, name: str) -> None:
+        self.time_to_first_token = families.child(LLM_TIME_TO_FIRST_TOKEN, name)
+        self.time_per_output_token = families.child(LLM_TIME_PER_OUTPUT_TOKEN, name)
+        self.prompt_tokens = families.child(LLM_PROMPT_TOKENS, name)
+        self.generated_tokens = families.child(LLM_GENERATED_TOKENS, name)
+        self.engine = None
+        """The engine serving ``name`` now: its ``stats`` is the engine's last report
+        (engine_process.Engine.stats)."""
+        families.child(LLM_REQUESTS_RUNNING, name).read_from(
+            lambda: self._stats().get("scheduled_requests", 0)
+        )
+        families.child(LLM_REQUESTS_WAITING, name).read_from(
+            lambda: self._stats().get("requests", 0) - self._stats().get("scheduled_requests", 0)
+        )
+        families.child(LLM_KV_CACHE_USAGE, name).read_from(
+            lambda: self._stats().get("cache_usage", 0.0)
+        )
+
+    def _stats(self) -> dict:
+        return self.engine.stats if self.engine is not None else {}

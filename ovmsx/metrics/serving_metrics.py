@@ -29,7 +29,7 @@ from ovmsx.metrics.families import (
     WAIT_FOR_INFER_REQ_TIME,
 )
 from ovmsx.metrics.inference_meter import InferenceMeter
-from ovmsx.metrics.series import Families, Family, GraphSeries, ServableSeries
+from ovmsx.metrics.series import Families, Family, GraphSeries, LLMSeries, ServableSeries
 from ovmsx.metrics.settings import MetricsSettings
 from ovmsx.metrics.text_format import CONTENT_TYPE, exposition
 
@@ -58,6 +58,7 @@ class ServingMetrics:
         self._versions: dict[tuple[str, str], ServableSeries] = {}
         self._pipelines: dict[str, ServableSeries] = {}
         self._graphs: dict[str, GraphSeries] = {}
+        self._llms: dict[str, LLMSeries] = {}
         self._folding: asyncio.TimerHandle | None = None
 
     def exposition(self) -> tuple[bytes, str]:
@@ -154,6 +155,13 @@ class ServingMetrics:
 
     def graph_series(self, name: str) -> GraphSeries | None:
         return self._graphs.get(name)
+
+    def llm_series(self, name: str) -> LLMSeries:
+        """The generation series of LLM servable ``name``, made on first use (on the loop)."""
+        series = self._llms.get(name)
+        if series is None:
+            series = self._llms[name] = LLMSeries(self._families, name)
+        return series
 
 
 def _streams(compiled: CompiledVersion, name: str, version: str) -> int:

@@ -22,7 +22,7 @@ from functools import partial
 
 
 class CounterValue:
-    __slots__ = ("_lock", "_pending", "_total", "inc")
+    __slots__ = ("_lock", "_pending", "_total", "add", "inc")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -30,6 +30,8 @@ class CounterValue:
         self._total = 0
         self.inc: Callable[[], None] = partial(self._pending.append, 1)
         """Count one."""
+        self.add: Callable[[int], None] = self._pending.append
+        """Count this many."""
 
     def fold(self) -> None:
         """Add the queued counts to the total."""

@@ -132,3 +132,18 @@ def test_usage_adds_up(llm: RestProcess) -> None:
     assert usage.completion_tokens == 5
     assert usage.total_tokens == usage.prompt_tokens + 5
     assert not math.isnan(usage.total_tokens)
+
+
+def test_skip_special_tokens_false_keeps_the_end_of_sequence_token(llm: RestProcess) -> None:
+    for stream in (False, True):
+        answer = client(llm).chat.completions.create(
+            model="scripted",
+            messages=QUESTION,
+            stream=stream,
+            extra_body={"skip_special_tokens": False},
+        )
+        if stream:
+            text = "".join(c.choices[0].delta.content or "" for c in answer if c.choices)
+        else:
+            text = answer.choices[0].message.content
+        assert text == SCRIPT + "<|im_end|>"

@@ -57,6 +57,7 @@ CHAT_FIELD_ERRORS = [
     ({"best_of": 2, "stream": True}, "best_of cannot be used in streaming mode"),
     ({"n": "2"}, "n is not an unsigned integer"),
     ({"n": 0}, "n value should be greater than 0"),
+    ({"skip_special_tokens": 1}, "skip_special_tokens is not a bool"),
     ({"n": 2}, "n value cannot be greater than best_of"),
     ({"logprobs": 1}, "logprobs accepts values true or false"),
     ({"logprobs": True, "stream": True}, "logprobs are not supported in streaming mode."),
@@ -167,3 +168,52 @@ def test_every_answer_carries_cors_headers_and_preflight_is_answered(llm: RestPr
         assert answer.headers["access-control-allow-methods"] == "*"
         assert answer.headers["access-control-allow-headers"] == "*"
         assert "access-control-allow-credentials" not in answer.headers
+
+
+def test_tokenize_gives_the_prompt_ids(llm: RestProcess, llm_folders) -> None:
+    import openvino_genai as genai
+
+    tokenizer = genai.Tokenizer(str(llm_folders["scripted"]))
+    expected = tokenizer.encode("Hello, how are you?").input_ids.data.tolist()[0]
+    one = post(llm, "/v3/tokenize", {"model": "scripted", "text": "Hello, how are you?"})
+    assert one.status == 200
+    assert one.json() == {"tokens": expected}
+    two = post(llm, "/v3/tokenize", {"model": "scripted", "text": ["Hello", "Hello, how are you?"]})
+    rows = two.json()["tokens"]
+    assert rows[1] == expected
+    assert len(rows[0]) < len(rows[1])  # no padding unless asked
+    padded = post(
+        llm,
+        "/v3/tokenize",
+        {
+            "model": "scripted",
+            "text": ["Hello", "Hello, how are you?"],
+            "pad_to_max_length": True,
+            "max_length": 8,
+        },
+    )
+    assert [len(row) for row in padded.json()["tokens"]] == [8, 8]
+    cut = post(
+        llm, "/v3/tokenize", {"model": "scripted", "text": "Hello, how are you?", "max_length": 2}
+    )
+    assert cut.json() == {"tokens": expected[:2]}
+
+
+TOKENIZE_ERRORS = [
+    ({}, "text field is required"),
+    ({"text": 3}, "text should be string, array of strings or array of integers"),
+    ({"text": []}, "text array should not be empty"),
+    ({"text": [1, 2]}, "Input should be string or array of strings"),
+    ({"text": "a", "max_length": 0}, "max_length should be greater than 0"),
+    ({"text": "a", "max_length": "x"}, "max_length should be unsigned integer"),
+    ({"text": "a", "pad_to_max_length": 1}, "pad_to_max_length should be boolean"),
+    ({"text": "a", "add_special_tokens": "no"}, "add_special_tokens should be boolean"),
+    ({"text": "a", "padding_side": "up"}, "padding_side should be either left or right"),
+    ({"text": "a", "padding_side": 1}, "padding_side should be string, either left or right"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("fields", "message"), TOKENIZE_ERRORS)
+def test_tokenize_errors(llm: RestProcess, fields: dict, message: str) -> None:
+    reply = post(llm, "/v3/tokenize", {"model": "scripted", **fields})
+    assert (reply.status, reply.error) == (400, NODE_FAILED + message)

@@ -167,3 +167,29 @@ def test_the_image_copies_files_that_exist() -> None:
     assert "pyproject.toml" in sources
     for source in sources:
         assert (root / source).exists(), source
+
+
+# -- an LLM through the same runtime -----------------------------------------------------------
+
+
+def test_the_runtime_serves_an_llm_folder_through_a_graph_it_builds(tmp_path: Path) -> None:
+    """KServe copies an LLM folder into --model_path: the runtime's own arguments serve it as a
+    text-generation graph (its task read from config.json), with no flag added."""
+    import json
+
+    from ovmsx.config.config_source import task_graph_config
+
+    (service,) = [s for s in inference_services() if s["metadata"]["name"] == "llm"]
+    (runtime,) = [r for r in runtimes() if r["kind"] == "ClusterServingRuntime"]
+    folder = tmp_path / "mnt" / "models"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps({"architectures": ["LlamaForCausalLM"]}))
+    args = [
+        arg.replace("{{.Name}}", service["metadata"]["name"]).replace("/mnt/models", str(folder))
+        for arg in runtime["spec"]["containers"][0]["args"]
+    ]
+    graph = task_graph_config(parse_options(args))
+    assert graph is not None
+    assert graph.name == "llm"
+    assert 'calculator: "HttpLLMCalculator"' in (graph.graph_text or "")
+    assert f'models_path: "{folder}"' in (graph.graph_text or "")

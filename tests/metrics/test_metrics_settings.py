@@ -11,7 +11,7 @@ import pytest
 
 from ovmsx.config import ConfigError, load_config, parse_options
 from ovmsx.config.errors import UsageError
-from ovmsx.metrics.families import DEFAULT_FAMILIES, OPTIONAL_FAMILIES
+from ovmsx.metrics.families import DEFAULT_FAMILIES, LLM_FAMILIES, OPTIONAL_FAMILIES
 from ovmsx.metrics.settings import (
     DUPLICATED,
     INVALID_FAMILY,
@@ -37,11 +37,12 @@ def test_off_by_default() -> None:
     assert metrics_settings(_options(), None) is None
 
 
-def test_enable_flag_turns_on_the_13_default_families() -> None:
+def test_enable_flag_turns_on_the_13_default_families_and_the_llm_ones() -> None:
     settings = metrics_settings(_options("--rest_port", "8000", "--metrics_enable"), None)
     assert settings is not None
     assert settings.families == DEFAULT_FAMILIES
-    assert len(DEFAULT_FAMILIES) == 13
+    assert len(DEFAULT_FAMILIES - LLM_FAMILIES) == 13
+    assert all(name.startswith("ovmsx_llm_") for name in LLM_FAMILIES)
     assert not settings.families & OPTIONAL_FAMILIES
 
 

@@ -422,7 +422,7 @@ BROKEN_CALCULATOR_GRAPHS: dict[str, tuple[str, list[str], list[str]]] = {
         ["../calculators.py"],
         [
             'node "echo": unknown calculator "NobodyRegisteredThis" (known: ',
-            "Echo, Fails, ImageEcho, Inspect, InspectStrict, OpenFails, "
+            "Echo, Fails, HttpLLMCalculator, ImageEcho, Inspect, InspectStrict, OpenFails, "
             "OpenVINOInferenceCalculator, OpenVINOModelServerSessionCalculator, Picky, "
             "PublishScale, PyTensorOvTensorConverterCalculator, PythonExecutorCalculator, "
             "RequestEcho, Scale, WrongResponse)",

@@ -1,0 +1,72 @@
+"""``POST /v3/tokenize``: a tokenize request's fields, checked as OVMS checks them
+(COMPAT_GENAI §3.5), and its answer.
+
+``{"model": ..., "text": "..." | ["...", ...]}`` with ``max_length`` (> 0; it also truncates),
+``pad_to_max_length``, ``add_special_tokens`` (true) and ``padding_side`` (``left``/``right``).
+The answer is ``{"tokens": [...]}``, nested when more than one text is sent; padding is left out
+unless ``pad_to_max_length`` asks for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ovmsx.genai.openai_request import RequestError
+
+
+@dataclass
+class TokenizeRequest:
+    texts: list[str]
+    nested: bool
+    max_length: int | None = None
+    pad_to_max_length: bool = False
+    add_special_tokens: bool = True
+    padding_side: str | None = None
+
+
+def parse_tokenize(body: dict) -> TokenizeRequest:
+    if "text" not in body:
+        raise RequestError("text field is required")
+    text = body["text"]
+    if isinstance(text, str):
+        texts, nested = [text], False
+    elif isinstance(text, list):
+        if not text:
+            raise RequestError("text array should not be empty")
+        if all(isinstance(item, str) for item in text):
+            texts, nested = list(text), len(text) > 1
+        elif all(isinstance(item, (int, list)) and not isinstance(item, bool) for item in text):
+            raise RequestError("Input should be string or array of strings")
+        elif any(isinstance(item, str) for item in text) and any(
+            isinstance(item, int) for item in text
+        ):
+            raise RequestError("text must be homogeneous")
+        else:
+            raise RequestError("every element in text array should be either string or int")
+    else:
+        raise RequestError("text should be string, array of strings or array of integers")
+    request = TokenizeRequest(texts, nested)
+    if "max_length" in body:
+        value = body["max_length"]
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise RequestError("max_length should be unsigned integer")
+        if value == 0:
+            raise RequestError("max_length should be greater than 0")
+        request.max_length = value
+    for name in ("pad_to_max_length", "add_special_tokens"):
+        if name in body:
+            if not isinstance(body[name], bool):
+                raise RequestError(f"{name} should be boolean")
+            setattr(request, name, body[name])
+    if "padding_side" in body:
+        side = body["padding_side"]
+        if not isinstance(side, str):
+            raise RequestError("padding_side should be string, either left or right")
+        if side not in ("left", "right"):
+            raise RequestError("padding_side should be either left or right")
+        request.padding_side = side
+    return request
+
+
+def tokens_answer(request: TokenizeRequest, rows: list[list[int]]) -> dict:
+    return {"tokens": rows if request.nested else rows[0]}

@@ -1,0 +1,92 @@
+"""``pipeline_type: LM``: openvino-genai's stateful LLMPipeline, one request at a time, queued;
+streamed, stopped when its client leaves, and equal to continuous batching's answers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+
+import openai
+import pytest
+from llm_graphs import SCRIPT, graph_text
+from rest_process import RestProcess, rest_served
+from serving_process import wait_until
+from test_engine_lifetime import open_stream
+from test_llm_metrics import metrics, sample
+
+QUESTION = [{"role": "user", "content": "hi"}]
+
+
+@pytest.fixture(scope="module")
+def stateful(llm_folders, tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("stateful")
+    for name in ("scripted", "readable"):
+        shutil.copytree(llm_folders[name], root / name)
+        (root / name / "graph.pbtxt").write_text(graph_text(pipeline_type="LM"))
+    config = root / "config.json"
+    entries = [
+        {"config": {"name": n, "base_path": str(root / n)}} for n in ("scripted", "readable")
+    ]
+    config.write_text(json.dumps({"model_config_list": entries}))
+    with rest_served(["--config_path", str(config), "--metrics_enable"], root) as server:
+        yield server
+
+
+def client(server: RestProcess) -> openai.OpenAI:
+    return openai.OpenAI(base_url=f"http://{server.url}/v3", api_key="x", max_retries=0)
+
+
+def test_the_stateful_pipeline_answers_unary_and_streamed(stateful: RestProcess) -> None:
+    answer = client(stateful).chat.completions.create(model="scripted", messages=QUESTION)
+    assert answer.choices[0].message.content == SCRIPT
+    assert answer.choices[0].finish_reason == "stop"
+    stream = client(stateful).chat.completions.create(
+        model="scripted", messages=QUESTION, stream=True
+    )
+    assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == SCRIPT
+    assert "Initializing Language Model Legacy servable" in stateful.log()
+
+
+def test_requests_queue_and_all_get_their_answer(stateful: RestProcess) -> None:
+    def ask(index: int) -> str:
+        messages = [{"role": "user", "content": f"question {index}"}]
+        answer = client(stateful).chat.completions.create(model="scripted", messages=messages)
+        return answer.choices[0].message.content
+
+    with ThreadPoolExecutor(6) as pool:
+        assert list(pool.map(ask, range(6))) == [SCRIPT] * 6
+
+
+def test_max_tokens_gives_length_and_greedy_equals_continuous_batching(
+    stateful: RestProcess, llm: RestProcess
+) -> None:
+    def greedy(server: RestProcess) -> tuple[str, str]:
+        answer = client(server).chat.completions.create(
+            model="readable", messages=QUESTION, temperature=0, max_tokens=10
+        )
+        return answer.choices[0].message.content, answer.choices[0].finish_reason
+
+    assert greedy(stateful) == greedy(llm)
+    assert greedy(stateful)[1] == "length"
+
+
+def test_unsupported_fields_are_refused(stateful: RestProcess) -> None:
+    with pytest.raises(openai.BadRequestError) as refused:
+        client(stateful).chat.completions.create(model="scripted", messages=QUESTION, logprobs=True)
+    # OVMS's error body: {"error": "<message>"}.
+    assert "not supported by the stateful" in refused.value.response.json()["error"]
+
+
+def test_a_client_that_leaves_stops_the_stateful_generation(stateful: RestProcess) -> None:
+    def running() -> float:
+        return sample(metrics(stateful), "ovmsx_llm_requests_running", name="readable")
+
+    connection = open_stream(stateful, "readable")
+    response = connection.getresponse()
+    assert response.readline().startswith(b"data: ")
+    wait_until(lambda: running() == 1, "the generation is reported", log=stateful.log)
+    connection.close()
+    wait_until(lambda: running() == 0, "the generation stopped", log=stateful.log)
+    answer = client(stateful).chat.completions.create(model="scripted", messages=QUESTION)
+    assert answer.choices[0].message.content == SCRIPT
