@@ -73,3 +73,46 @@ def _chat(server: RestProcess, model: str) -> tuple[int, str]:
     if reply.status != 200:
         return reply.status, reply.body.decode()
     return 200, reply.json()["choices"][0]["message"]["content"]
+
+
+def test_a_wedged_engine_is_killed_and_replaced(
+    llm_config: Path, tmp_path: Path, llm_folders
+) -> None:
+    """An engine that holds requests and sends nothing for OVMSX_ENGINE_WEDGE_SECONDS (here it
+    is frozen with SIGSTOP) is killed: its stream gets an error, and a new engine serves."""
+    folder = llm_folders["readable"]
+    environment = {"OVMSX_ENGINE_WEDGE_SECONDS": "2"}
+    with rest_served(
+        ["--config_path", str(llm_config)], tmp_path, environment=environment
+    ) as server:
+        wait_until(lambda: len(engine_pids(server, folder)) == 1, "the engine", log=server.log)
+        (pid,) = engine_pids(server, folder)
+        connection = open_stream(server, "readable")
+        response = connection.getresponse()
+        assert response.readline().startswith(b"data: ")
+        os.kill(pid, signal.SIGSTOP)
+        rest = response.read()
+        connection.close()
+        assert b"the LLM engine" in rest
+        assert "sent nothing for" in server.log()
+        wait_until(lambda: len(engine_pids(server, folder)) == 2, "a new engine", log=server.log)
+        assert _chat(server, "readable")[0] == 200
+
+
+def test_sse_framing_and_headers_over_plain_http(llm: RestProcess) -> None:
+    connection = open_stream(llm, "scripted")
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    assert response.status == 200
+    assert response.getheader("Content-Type") == "text/event-stream"
+    assert response.getheader("Cache-Control") == "no-cache"
+    assert response.getheader("Transfer-Encoding") == "chunked"
+    frames = body.split(b"\n\n")
+    assert frames[-1] == b""
+    assert frames[-2] == b"data: [DONE]"
+    events = [json.loads(frame.removeprefix(b"data: ")) for frame in frames[:-2]]
+    assert all(frame.startswith(b"data: {") for frame in frames[:-2])
+    text = "".join(e["choices"][0]["delta"].get("content") or "" for e in events if e["choices"])
+    assert text == SCRIPT
+    assert len({e["id"] for e in events}) == 1

@@ -4,6 +4,7 @@ plain HTTP requests (``http.client``: what the REST API looks like without any c
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -61,7 +62,13 @@ class RestProcess:
     """``ovmsx <args> --rest_port R [--port G]``, bound to 127.0.0.1, its log in ``workdir``.
     ``grpc=False`` leaves gRPC off (REST only)."""
 
-    def __init__(self, args: Sequence[str], workdir: Path, grpc: bool = True) -> None:
+    def __init__(
+        self,
+        args: Sequence[str],
+        workdir: Path,
+        grpc: bool = True,
+        environment: Mapping[str, str] | None = None,
+    ) -> None:
         self.rest_port = free_port()
         self.port = free_port() if grpc else 0
         self.url = f"{HOST}:{self.rest_port}"
@@ -72,7 +79,11 @@ class RestProcess:
             command += ["--port", str(self.port), "--grpc_bind_address", HOST]
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(
-                command, cwd=workdir, stdout=log, stderr=subprocess.STDOUT
+                command,
+                cwd=workdir,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, **environment} if environment else None,
             )
 
     def log(self) -> str:
@@ -129,11 +140,14 @@ class RestProcess:
 
 @contextmanager
 def rest_served(
-    args: Sequence[str], workdir: Path, forbidden: Sequence[str] = CRASH_SIGNS
+    args: Sequence[str],
+    workdir: Path,
+    forbidden: Sequence[str] = CRASH_SIGNS,
+    environment: Mapping[str, str] | None = None,
 ) -> Iterator[RestProcess]:
     """A ready server while the block runs; it must then stop on SIGTERM with exit code 0, and
-    its log must hold none of ``forbidden``."""
-    process = RestProcess(args, workdir)
+    its log must hold none of ``forbidden``. ``environment``: variables added to the server's."""
+    process = RestProcess(args, workdir, environment=environment)
     try:
         process.wait_ready()
         yield process
