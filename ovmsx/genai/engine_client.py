@@ -279,10 +279,7 @@ class EngineClient:
             return
 
     def _arm_watchdog(self) -> None:
-        self._watchdog = self._loop.call_later(
-            min(self.wedge_seconds, 1.0) if self.wedge_seconds > 1 else self.wedge_seconds / 2,
-            self._check_wedged,
-        )
+        self._watchdog = self._loop.call_later(min(1.0, self.wedge_seconds / 2), self._check_wedged)
 
     def _check_wedged(self) -> None:
         if self._transport is None:

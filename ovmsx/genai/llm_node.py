@@ -11,11 +11,12 @@ finds the node of the graph the JSON ``model`` names and hands the request to it
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 from ovmsx.genai.chat_template import ChatTemplate
 from ovmsx.genai.engine_client import EngineClient
-from ovmsx.genai.llm_options import read_options
+from ovmsx.genai.llm_options import EngineSettings, read_options
 from ovmsx.genai.llm_servable import LLMServable
 from ovmsx.graph.calculator import (
     Calculator,
@@ -103,10 +104,8 @@ class _OnlyOverV3(Calculator):
         )
 
 
-def _with_server_logging(settings):
+def _with_server_logging(settings: EngineSettings) -> EngineSettings:
     """The engine process logs at the server's level, to the same file."""
-    from dataclasses import replace
-
     root = logging.getLogger()
     level = next((name for name, value in LEVELS.items() if value == root.level), "INFO")
     path = next(

@@ -22,6 +22,7 @@ import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 import orjson
 
@@ -108,8 +109,6 @@ class V3App:
             return V3Response(200, orjson.dumps({"data": data, "object": "list"}))
         found = _MODEL.fullmatch(path)
         if found:
-            from urllib.parse import unquote
-
             name = unquote(found.group(1))
             if name in self._listed(all_graphs=True):
                 return V3Response(200, orjson.dumps(_model(name, int(time.time()))))

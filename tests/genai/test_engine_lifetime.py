@@ -116,3 +116,22 @@ def test_sse_framing_and_headers_over_plain_http(llm: RestProcess) -> None:
     text = "".join(e["choices"][0]["delta"].get("content") or "" for e in events if e["choices"])
     assert text == SCRIPT
     assert len({e["id"] for e in events}) == 1
+
+
+def test_engines_exit_with_a_server_that_is_killed(llm_config: Path, tmp_path: Path) -> None:
+    """No orphan: an engine whose server dies (SIGKILL, no cleanup) sees its socket close and
+    exits, even in the middle of a generation."""
+    import psutil
+
+    server = RestProcess(["--config_path", str(llm_config)], tmp_path)
+    try:
+        server.wait_ready()
+        wait_until(lambda: len(engine_pids(server)) == 2, "both engines", log=server.log)
+        connection = open_stream(server, "readable")
+        assert connection.getresponse().readline().startswith(b"data: ")
+        server.kill()
+        connection.close()
+        for pid in engine_pids(server):
+            wait_until(lambda pid=pid: not psutil.pid_exists(pid), f"engine {pid} exited")
+    finally:
+        server.kill()
