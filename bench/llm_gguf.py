@@ -13,9 +13,10 @@ What the file holds:
 
 * the llama tensors (``token_embd``, per block ``attn_norm``, ``attn_q/k/v/output``,
   ``ffn_norm``, ``ffn_gate/up/down``, then ``output_norm`` and ``output``), matmul weights
-  shaped ``[out, in]`` as numpy arrays (GGUF stores the dimensions reversed, which the writer
-  does), F16 or F32; RMSNorm weights are ones and stay F32 in an F16 file, as llama.cpp keeps
-  1-D tensors;
+  shaped ``[out, in]`` as numpy arrays (GGUF lists dimensions innermost first, and the writer
+  reverses them), stored F16 (``--dtype f16``, the default), Q8_0 or Q4_0 (quantized by the
+  ``gguf`` package), or F32; RMSNorm weights are ones, kept F32 whatever the type, as llama.cpp
+  keeps 1-D tensors;
 * the ``llama.*`` hyper-parameters, ``general.architecture/name/file_type``;
 * a byte-level BPE tokenizer (``tokenizer.ggml.model`` "gpt2", pre-tokenizer "llama-bpe"),
   trained here with ``tokenizers`` on a few sentences and seeded pseudo-words so that it
@@ -87,6 +88,11 @@ BIAS_CHANNEL = 0
 CHANNEL_VALUE = 4.0
 PENALTY = 64.0
 
+# The matmul weights' storage, and the general.file_type llama.cpp names it by. openvino-genai
+# 2026.4 builds F16, Q8_0 and Q4_0 weights; it refuses F32 ones ("Unsupported quantization
+# type"), so "f32" writes a file llama.cpp reads and openvino-genai does not.
+FILE_TYPES = {"f16": "MOSTLY_F16", "q8_0": "MOSTLY_Q8_0", "q4_0": "MOSTLY_Q4_0", "f32": "ALL_F32"}
+
 ROPE_FREQ_BASE = 10000.0
 RMS_EPS = 1e-5
 
@@ -152,31 +158,49 @@ def tokenizer_fields(bpe) -> tuple[list[str], list[int], list[str], np.ndarray]:
 
     by_id = {index: token for token, index in bpe.get_vocab().items()}
     tokens = [by_id[index] for index in range(len(by_id))]
-    types = [
-        TokenType.CONTROL if token in SPECIAL_TOKENS else TokenType.NORMAL for token in tokens
-    ]
+    types = [TokenType.CONTROL if token in SPECIAL_TOKENS else TokenType.NORMAL for token in tokens]
     # tokenizers >= 0.20 saves merges as pairs, older releases as "left right" strings.
     merges = json.loads(bpe.to_str())["model"]["merges"]
     merges = [merge if isinstance(merge, str) else " ".join(merge) for merge in merges]
     # decode() drops control tokens (""), and renders a lone byte of a multi-byte character
-    # as U+FFFD: both fail the test below.
+    # as U+FFFD: neither passes as readable.
     texts = bpe.decode_batch([[index] for index in range(len(tokens))])
     readable = np.array([bool(t) and t.isascii() and t.isprintable() for t in texts])
     return tokens, [int(kind) for kind in types], merges, readable
 
 
 class _Tensor:
-    """One tensor of the plan: its name, numpy shape and dtype, and how to draw its values."""
+    """One tensor of the plan: its name, numpy shape, GGML type, and how to draw its values."""
 
-    def __init__(self, name: str, shape: tuple[int, ...], dtype, make: Callable) -> None:
+    def __init__(self, name: str, shape: tuple[int, ...], storage: str, make: Callable) -> None:
         self.name = name
         self.shape = shape
-        self.dtype = np.dtype(dtype)
+        self.storage = storage  # "f32", "f16", or a quantized type's name ("q8_0", "q4_0")
         self.make = make
 
-    @property
-    def nbytes(self) -> int:
-        return int(np.prod(self.shape)) * self.dtype.itemsize
+    def info(self) -> tuple[tuple[int, ...], np.dtype, int, object]:
+        """(shape, dtype, bytes, raw GGML type) as ``GGUFWriter.add_tensor_info`` takes them."""
+        from gguf import GGMLQuantizationType
+        from gguf.quants import quant_shape_to_byte_shape
+
+        if self.storage in ("f32", "f16"):
+            dtype = np.dtype(np.float32 if self.storage == "f32" else np.float16)
+            return self.shape, dtype, int(np.prod(self.shape)) * dtype.itemsize, None
+        # Quantized rows are written as bytes; the writer recovers the element shape.
+        qtype = GGMLQuantizationType[self.storage.upper()]
+        byte_shape = quant_shape_to_byte_shape(self.shape, qtype)
+        return byte_shape, np.dtype(np.uint8), int(np.prod(byte_shape)), qtype
+
+    def values(self) -> np.ndarray:
+        from gguf import GGMLQuantizationType
+        from gguf.quants import quantize
+
+        values = self.make()
+        if self.storage == "f32":
+            return values.astype(np.float32)
+        if self.storage == "f16":
+            return values.astype(np.float16)
+        return quantize(values, GGMLQuantizationType[self.storage.upper()])
 
 
 def tensor_plan(
@@ -192,29 +216,31 @@ def tensor_plan(
 ) -> list[_Tensor]:
     """Every tensor in file order, each drawn from its own seeded generator when written, so
     the writer never holds more than one tensor in memory (a mid-size model is 0.5 GB)."""
-    matmul = np.float16 if dtype == "f16" else np.float32
     plan: list[_Tensor] = []
 
-    def add(name: str, shape: tuple[int, ...], kind: str) -> None:
+    def add(name: str, shape: tuple[int, ...], role: str) -> None:
         index = len(plan)
-        tensor_dtype = np.float32 if kind == "norm" else matmul
+        # 1-D tensors stay F32 in every file type, as llama.cpp writes them.
+        storage = "f32" if role == "norm" else dtype
 
         def make() -> np.ndarray:
-            if kind == "norm":
+            if role == "norm":
                 return np.ones(shape, np.float32)
             rng = np.random.default_rng([seed, 2, index])
             values = rng.standard_normal(shape, dtype=np.float32)
-            if kind == "embed":
+            if role == "embed":
+                # Unscaled: each block's RMSNorm rescales its input anyway, and unit entries
+                # keep the bias channel's share of the norm the same at every size.
                 values[:, BIAS_CHANNEL] = CHANNEL_VALUE
             else:
                 values *= 1.0 / np.sqrt(shape[1])  # [out, in]: fan_in is the last dimension
-            if kind == "residual":  # writes into the residual stream: keep the channel clean
+            if role == "residual":  # writes into the residual stream: keep the channel clean
                 values[BIAS_CHANNEL, :] = 0.0
-            if kind == "output":
+            if role == "output":
                 values[:, BIAS_CHANNEL] = np.where(readable, 0.0, -PENALTY)
-            return values.astype(tensor_dtype)
+            return values
 
-        plan.append(_Tensor(name, shape, tensor_dtype, make))
+        plan.append(_Tensor(name, shape, storage, make))
 
     add("token_embd.weight", (vocab, hidden), "embed")
     for block in range(layers):
@@ -250,8 +276,8 @@ def write_gguf(
     ``default_ffn(hidden)``) and return the path."""
     from gguf import GGUFWriter, LlamaFileType
 
-    if dtype not in ("f16", "f32"):
-        raise ValueError(f"dtype must be f16 or f32, not {dtype!r}")
+    if dtype not in FILE_TYPES:
+        raise ValueError(f"dtype must be one of {', '.join(FILE_TYPES)}, not {dtype!r}")
     kv_heads = heads if kv_heads is None else kv_heads
     ffn = default_ffn(hidden) if ffn is None else ffn
     if hidden % heads or heads % kv_heads:
@@ -278,8 +304,7 @@ def write_gguf(
     writer = GGUFWriter(path, ARCH)  # also writes general.architecture
     writer.add_name(f"random-llama-h{hidden}-l{layers}-v{vocab}-{dtype}")
     # openvino-genai reads general.file_type to choose between its F16 and quantized paths.
-    file_type = LlamaFileType.MOSTLY_F16 if dtype == "f16" else LlamaFileType.ALL_F32
-    writer.add_file_type(int(file_type))
+    writer.add_file_type(int(getattr(LlamaFileType, FILE_TYPES[dtype])))
     writer.add_context_length(context)
     writer.add_embedding_length(hidden)
     writer.add_block_count(layers)
@@ -307,12 +332,13 @@ def write_gguf(
 
     # Tensor infos first, data after: the writer streams each tensor as it is drawn.
     for tensor in plan:
-        writer.add_tensor_info(tensor.name, tensor.shape, tensor.dtype, tensor.nbytes)
+        shape, stored, nbytes, raw = tensor.info()
+        writer.add_tensor_info(tensor.name, shape, stored, nbytes, raw_dtype=raw)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_ti_data_to_file()
     for tensor in plan:
-        writer.write_tensor_data(tensor.make())
+        writer.write_tensor_data(tensor.values())
     writer.close()
     return path
 
@@ -333,7 +359,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--kv-heads", type=int, default=None, help="default: --heads")
     parser.add_argument("--ffn", type=int, default=None, help="default: 8/3 hidden, to 64")
     parser.add_argument("--vocab", type=int, default=512)
-    parser.add_argument("--dtype", choices=("f16", "f32"), default="f16")
+    parser.add_argument("--dtype", choices=tuple(FILE_TYPES), default="f16")
     parser.add_argument("--context", type=int, default=2048)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)

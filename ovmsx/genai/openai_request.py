@@ -85,6 +85,29 @@ def _uint32(value: object, name: str) -> int:
     return value
 
 
+def _number(
+    body: dict,
+    config: dict,
+    name: str,
+    low: float | None = None,
+    high: float | None = None,
+    range_text: str = "",
+    high_open: bool = False,
+) -> None:
+    """A number field, set in ``config`` as a float when present, within [low, high] (or
+    [low, high) with ``high_open``) when a range is given."""
+    if not _present(body, name):
+        return
+    value = body[name]
+    if not _is_number(value):
+        raise RequestError(f"{name} is not a valid number")
+    if low is not None and high is not None:
+        above = value >= high if high_open else value > high
+        if value < low or above:
+            raise RequestError(f"{name} {range_text}")
+    config[name] = float(value)
+
+
 def _bool(body: dict, name: str, message: str) -> bool | None:
     value = body.get(name)
     if value is None:
@@ -135,41 +158,15 @@ def _common(body: dict, request: GenerationRequest, limits: RequestLimits) -> No
         _check_limit(max_tokens, "max_tokens", limits)
         request.max_tokens = max_tokens
 
-    for name in ("frequency_penalty", "presence_penalty"):
-        if _present(body, name):
-            value = body[name]
-            if not _is_number(value):
-                raise RequestError(f"{name} is not a valid number")
-            if not -2.0 <= value <= 2.0:
-                raise RequestError(f"{name} out of range(-2.0, 2.0)")
-            config[name] = float(value)
-    for name in ("repetition_penalty", "length_penalty"):
-        if _present(body, name):
-            if not _is_number(body[name]):
-                raise RequestError(f"{name} is not a valid number")
-            config[name] = float(body[name])
-
-    if _present(body, "temperature"):
-        value = body["temperature"]
-        if not _is_number(value):
-            raise RequestError("temperature is not a valid number")
-        if not 0.0 <= value <= 2.0:
-            raise RequestError("temperature out of range(0.0, 2.0)")
-        config["temperature"] = float(value)
-    if _present(body, "top_p"):
-        value = body["top_p"]
-        if not _is_number(value):
-            raise RequestError("top_p is not a valid number")
-        if not 0.0 <= value <= 1.0:
-            raise RequestError("top_p out of range(0.0, 1.0)")
-        config["top_p"] = float(value)
-    if _present(body, "min_p"):
-        value = body["min_p"]
-        if not _is_number(value):
-            raise RequestError("min_p is not a valid number")
-        if not 0.0 <= value < 1.0:
-            raise RequestError("min_p out of range [0.0, 1.0)")
-        config["min_p"] = float(value)
+    # OVMS's ranges: penalties in [-2, 2], temperature in [0, 2], top_p in [0, 1], min_p in
+    # [0, 1); each refusal names the range as OVMS words it.
+    _number(body, config, "frequency_penalty", -2.0, 2.0, "out of range(-2.0, 2.0)")
+    _number(body, config, "presence_penalty", -2.0, 2.0, "out of range(-2.0, 2.0)")
+    _number(body, config, "repetition_penalty")
+    _number(body, config, "length_penalty")
+    _number(body, config, "temperature", 0.0, 2.0, "out of range(0.0, 2.0)")
+    _number(body, config, "top_p", 0.0, 1.0, "out of range(0.0, 1.0)")
+    _number(body, config, "min_p", 0.0, 1.0, "out of range [0.0, 1.0)", high_open=True)
     if _present(body, "top_k"):
         value = body["top_k"]
         if not _is_int(value):

@@ -54,15 +54,7 @@ class Reply:
             else:
                 entry["text"] = text
             choices.append(entry)
-        body = {
-            "id": self.id,
-            "choices": choices,
-            "created": self.created,
-            "model": self.model,
-            "object": self.object,
-            "usage": _usage(result),
-        }
-        return orjson.dumps(body)
+        return orjson.dumps({**self._head(choices), "usage": _usage(result)})
 
     # -- streaming -------------------------------------------------------------------------
 
@@ -93,25 +85,20 @@ class Reply:
         return self._event([choice])
 
     def usage(self, result: dict) -> bytes:
-        return self._frame(
-            {
-                "id": self.id,
-                "choices": [],
-                "created": self.created,
-                "model": self.model,
-                "object": self.object,
-                "usage": _usage(result),
-            }
-        )
+        return self._frame({**self._head([]), "usage": _usage(result)})
 
-    def _event(self, choices: list, usage_key: bool = True) -> bytes:
-        body = {
+    def _head(self, choices: list) -> dict:
+        """What every answer and chunk starts with, in OVMS's order (and an ``id``)."""
+        return {
             "id": self.id,
             "choices": choices,
             "created": self.created,
             "model": self.model,
             "object": self.object,
         }
+
+    def _event(self, choices: list, usage_key: bool = True) -> bytes:
+        body = self._head(choices)
         if usage_key and self.request.include_usage:
             body["usage"] = None
         return self._frame(body)
