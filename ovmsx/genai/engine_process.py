@@ -41,6 +41,8 @@ log = logging.getLogger("ovmsx.llm_executor")
 
 # OVMS logs the scheduler's state every this many steps.
 STATS_EVERY_STEPS = 10
+# The engine's niceness above the server's (OVMSX_ENGINE_NICE overrides it).
+ENGINE_NICE = 0
 # How often a busy engine reports its scheduler's state (requests running and waiting, KV cache
 # use) to the server's metrics; an engine going idle reports at once.
 STATS_PERIOD_S = 0.25
@@ -111,6 +113,9 @@ class Engine:
             ids, config = self.prepare(request)
             if ids is None:
                 events.append(("error", request.id, config))
+                return
+            if request.max_tokens == 0:  # completions' echo alone: nothing to generate
+                events.extend(nothing_generated(request, ids.shape[1]))
                 return
             handle = self.pipeline.add_request(request.id, ids, config)
         except RuntimeError as error:  # GenerationConfig.validate() and add_request's checks
@@ -327,6 +332,16 @@ def _config_fields(config) -> dict:
     return {name: getattr(config, name) for name in _BASE_FIELDS}
 
 
+def nothing_generated(request: EngineRequest, prompt_tokens: int) -> list:
+    """The events of a request asking for no new token (``echo`` with ``max_tokens: 0``)."""
+    now = time.monotonic()
+    result = _usage([{"index": 0, "text": "", "finish_reason": "length"}], prompt_tokens, 0)
+    result.update(first_token_at=now, last_token_at=now)
+    if not request.stream:
+        return [("done", request.id, result)]
+    return [("text", request.id, (0, "", True, "length")), ("done", request.id, result)]
+
+
 def _usage(choices: list, prompt: int, completion: int) -> dict:
     return {"choices": choices, "prompt_tokens": prompt, "completion_tokens": completion}
 
@@ -446,6 +461,9 @@ def main(argv: list[str]) -> int:
     from ovmsx.log_format import configure
 
     configure(settings.log_level, Path(settings.log_path) if settings.log_path else None)
+    # Below the server in the scheduler's eyes: when cores are short, the process answering
+    # requests (KServe ones, and this engine's own streams) runs first.
+    os.nice(int(os.environ.get("OVMSX_ENGINE_NICE", str(ENGINE_NICE))))
     return serve(sock, settings)
 
 

@@ -161,6 +161,8 @@ async def _chunks(
 ) -> AsyncIterator[bytes]:
     try:
         yield reply.opening()
+        if reply.request.echo and reply.request.prompt:
+            yield reply.text(0, reply.request.prompt)
         event: tuple[str, object] | None = first
         while event is not None:
             kind, data = event

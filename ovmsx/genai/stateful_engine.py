@@ -20,7 +20,7 @@ import openvino as ov
 import openvino_genai as genai
 
 from ovmsx.genai.engine_messages import EngineRequest
-from ovmsx.genai.engine_process import Engine, first_line, receive, send
+from ovmsx.genai.engine_process import Engine, first_line, nothing_generated, receive, send
 from ovmsx.genai.text_decoder import TextDecoder
 from ovmsx.genai.wire import FrameReader
 
@@ -94,6 +94,9 @@ class StatefulEngine(Engine):
         problem = _unsupported(request, config)
         if problem:
             send(self._sock, [("error", request.id, problem)])
+            return
+        if request.max_tokens == 0:
+            send(self._sock, nothing_generated(request, ids.shape[1]))
             return
         run = _Run(self, request)
         inputs = genai.TokenizedInputs(ids, ov.Tensor(np.ones(ids.shape, dtype=np.int64)))

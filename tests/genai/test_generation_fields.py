@@ -147,3 +147,22 @@ def test_skip_special_tokens_false_keeps_the_end_of_sequence_token(llm: RestProc
         else:
             text = answer.choices[0].message.content
         assert text == SCRIPT + "<|im_end|>"
+
+
+def test_echo_with_no_new_tokens_answers_the_prompt(llm: RestProcess, llm_folders) -> None:
+    import openvino_genai as genai
+
+    prompt = "Hello, how are you?"
+    answer = client(llm).completions.create(
+        model="scripted", prompt=prompt, echo=True, max_tokens=0
+    )
+    assert answer.choices[0].text == prompt
+    assert answer.usage.completion_tokens == 0
+    tokenizer = genai.Tokenizer(str(llm_folders["scripted"]))
+    assert answer.usage.prompt_tokens == tokenizer.encode(prompt).input_ids.shape[1]
+    stream = client(llm).completions.create(
+        model="scripted", prompt=prompt, echo=True, max_tokens=0, stream=True
+    )
+    chunks = [chunk.choices[0] for chunk in stream if chunk.choices]
+    assert "".join(choice.text for choice in chunks) == prompt
+    assert chunks[-1].finish_reason == "length"

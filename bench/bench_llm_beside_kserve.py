@@ -1,0 +1,171 @@
+"""A KServe model's throughput while an LLM beside it generates, against its throughput alone:
+what an LLM engine costs the rest of the server.
+
+One ovmsx serves ``add_one`` (FP32 [1,10] + 1, KServe v2 REST) and a small LLM graph. Each
+round measures ``add_one`` with bench/rest_load.py (keep-alive connections, one request at a
+time each) twice, alternating: with the LLM idle, and with LLM_STREAMS clients streaming long
+answers from it without pause. The ratio of the medians is the figure; the engine runs in a
+process of its own, so what remains is the machine's cores being shared.
+
+    python bench/bench_llm_beside_kserve.py [--rounds 3] [--seconds 5] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from perf_doc import add_write_arguments, machine, publish
+from rest_load import infer_case, measure
+
+ROOT = Path(__file__).resolve().parents[1]
+SECTION = "llm-beside-kserve"
+LLM_STREAMS = 8
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def servables(root: Path) -> Path:
+    import numpy as np
+    import openvino as ov
+    from openvino import opset13 as ops
+
+    sys.path.insert(0, str(ROOT / "examples" / "llm"))
+    from build_llm_folder import write_llm_folder
+
+    x = ops.parameter([1, 10], ov.Type.f32, name="INPUT")
+    y = ops.add(x, ops.constant(np.float32(1)))
+    model = ov.Model([y], [x], "add_one")
+    model.outputs[0].get_tensor().set_names({"OUTPUT"})
+    (root / "add_one" / "1").mkdir(parents=True)
+    ov.save_model(model, root / "add_one" / "1" / "model.xml")
+    write_llm_folder(root / "llm")
+    graph = (ROOT / "examples" / "llm" / "graph.pbtxt").read_text()
+    (root / "llm" / "graph.pbtxt").write_text(
+        graph.replace('models_path: "models/tiny"', 'models_path: "./"')
+    )
+    config = {
+        "model_config_list": [
+            {"config": {"name": "add_one", "base_path": str(root / "add_one")}},
+            {"config": {"name": "llm", "base_path": str(root / "llm")}},
+        ]
+    }
+    path = root / "config.json"
+    path.write_text(json.dumps(config))
+    return path
+
+
+async def llm_load(port: int, stop: asyncio.Event) -> int:
+    """LLM_STREAMS clients streaming 512-token answers back to back; returns answers done."""
+    body = json.dumps(
+        {"model": "llm", "prompt": "Once upon a time", "max_tokens": 512, "stream": True}
+    ).encode()
+    head = (
+        f"POST /v3/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    done = 0
+
+    async def client() -> None:
+        nonlocal done
+        while not stop.is_set():
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(head + body)
+            await writer.drain()
+            while not (await reader.read(65536)).endswith(b"0\r\n\r\n"):
+                pass
+            writer.close()
+            done += 1
+
+    await asyncio.gather(*(client() for _ in range(LLM_STREAMS)))
+    return done
+
+
+async def kserve_rate(port: int, request: bytes, concurrency: int, seconds: float, loaded: bool):
+    stop = asyncio.Event()
+    background = asyncio.ensure_future(llm_load(port, stop)) if loaded else None
+    if background is not None:
+        await asyncio.sleep(1.0)  # the engine is busy before counting starts
+    rate, _ = await measure("127.0.0.1", port, request, concurrency, seconds)
+    if background is not None:
+        stop.set()
+        await background
+    return rate
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--concurrency", type=int, default=4)
+    add_write_arguments(parser)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="ovmsx-beside-") as scratch:
+        root = Path(scratch)
+        config = servables(root)
+        port = free_port()
+        log = (root / "server.log").open("wb")
+        command = [sys.executable, "-m", "ovmsx", "--config_path", str(config),
+                   "--rest_port", str(port), "--rest_bind_address", "127.0.0.1"]  # fmt: skip
+        server = subprocess.Popen(command, cwd=root, stdout=log, stderr=log)
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/v2/health/ready"):
+                        break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.2)
+            request = infer_case("add_one", "INPUT", (1, 10), binary=False).request_bytes(
+                "127.0.0.1", port
+            )
+            alone, loaded = [], []
+            for _ in range(args.rounds):
+                for busy, into in ((False, alone), (True, loaded)):
+                    into.append(
+                        asyncio.run(
+                            kserve_rate(port, request, args.concurrency, args.seconds, busy)
+                        )
+                    )
+        finally:
+            server.terminate()
+            server.wait(30)
+            log.close()
+    ratio = statistics.median(loaded) / statistics.median(alone)
+    text = "\n".join(
+        [
+            f"`add_one` over KServe v2 REST, {args.concurrency} connections, {args.seconds:g} s "
+            f"per measurement, {args.rounds} rounds alternating; the LLM loaded by "
+            f"{LLM_STREAMS} clients streaming 512-token answers.",
+            "",
+            "| add_one infer/s | median (min-max) |",
+            "|---|---|",
+            f"| alone | {statistics.median(alone):,.0f} ({min(alone):,.0f}-{max(alone):,.0f}) |",
+            f"| beside a busy LLM | {statistics.median(loaded):,.0f} "
+            f"({min(loaded):,.0f}-{max(loaded):,.0f}) |",
+            f"| ratio | {ratio:.2f}x |",
+            "",
+            machine(["openvino", "openvino-genai"]),
+        ]
+    )
+    publish(text, SECTION, args)
+
+
+if __name__ == "__main__":
+    main()
