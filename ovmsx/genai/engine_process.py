@@ -91,6 +91,14 @@ class Engine:
         scheduler.enable_prefix_caching = settings.enable_prefix_caching
         if settings.cache_interval_multiplier is not None:
             scheduler.cache_interval_multiplier = settings.cache_interval_multiplier
+        if settings.cache_eviction is not None:
+            scheduler.use_cache_eviction = True
+            scheduler.cache_eviction_config = _eviction_config(genai, settings.cache_eviction)
+        if settings.sparse_attention is not None:
+            scheduler.use_sparse_attention = True
+            found = dict(settings.sparse_attention)
+            found["mode"] = genai.SparseAttentionMode.__members__[found["mode"]]
+            scheduler.sparse_attention_config = genai.SparseAttentionConfig(**found)
         return genai.ContinuousBatchingPipeline(
             settings.models_path, scheduler, settings.device, settings.plugin_config
         )
@@ -330,6 +338,16 @@ _BASE_FIELDS = (
 
 def _config_fields(config) -> dict:
     return {name: getattr(config, name) for name in _BASE_FIELDS}
+
+
+def _eviction_config(genai, found: dict):
+    found = dict(found)
+    crush = found.pop("kvcrush", None)
+    mode = genai.AggregationMode.__members__[found.pop("aggregation_mode")]
+    if crush is not None:
+        anchor = genai.KVCrushAnchorPointMode.__members__[crush["anchor_point_mode"]]
+        found["kvcrush_config"] = genai.KVCrushConfig(crush["budget"], anchor, crush["rng_seed"])
+    return genai.CacheEvictionConfig(aggregation_mode=mode, **found)
 
 
 def nothing_generated(request: EngineRequest, prompt_tokens: int) -> list:

@@ -2,8 +2,9 @@
 request checks use, with OVMS's defaults and load errors.
 
 Fields ovmsx cannot honour yet are refused by name at load, never dropped silently: speculative
-decoding (``draft_*``), cache eviction, sparse attention, the tool and reasoning parsers and
-tool-guided generation, and the MINJA template mode (ovmsx renders templates with jinja2 only).
+decoding (``draft_*``), the tool and reasoning parsers and tool-guided generation, and the MINJA
+template mode (ovmsx renders templates with jinja2 only). Cache eviction and sparse attention go
+to openvino-genai's scheduler as given (fields left unset keep its defaults).
 """
 
 from __future__ import annotations
@@ -25,8 +26,6 @@ _DRAFT_FIELDS = (
     "draft_eagle3_mode",
 )
 _NOT_YET = {
-    "cache_eviction_config": "cache eviction",
-    "sparse_attention_config": "sparse attention",
     "tool_parser": "tool call parsing",
     "reasoning_parser": "reasoning parsing",
     "enable_tool_guided_generation": "tool-guided generation",
@@ -72,6 +71,10 @@ class EngineSettings:
     dynamic_split_fuse: bool = True
     enable_prefix_caching: bool = False
     cache_interval_multiplier: int | None = None
+    cache_eviction: dict | None = None
+    """``cache_eviction_config`` as keyword arguments (enum values by name); None: off."""
+    sparse_attention: dict | None = None
+    """``sparse_attention_config`` likewise; None: off."""
     log_level: str = "INFO"
     """The server's ``--log_level``; the engine process logs to the same places."""
     log_path: str | None = None
@@ -106,6 +109,8 @@ def read_options(options, base_dir: Path, node: str) -> tuple[EngineSettings, Re
             if options.HasField("cache_interval_multiplier")
             else None
         ),
+        cache_eviction=_eviction(options),
+        sparse_attention=_sparse_attention(options),
     )
     limits = RequestLimits(
         best_of_limit=options.best_of_limit,
@@ -129,6 +134,40 @@ def max_model_length(folder: Path) -> int | None:
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             return value
     return None
+
+
+def _eviction(options) -> dict | None:
+    if not options.HasField("cache_eviction_config"):
+        return None
+    config = options.cache_eviction_config
+    kinds = type(config)
+    found = {
+        "start_size": config.start_size,
+        "recent_size": config.recent_size,
+        "max_cache_size": config.max_cache_size,
+        "aggregation_mode": kinds.AggregationMode.Name(config.aggregation_mode),
+        "apply_rotation": config.apply_rotation,
+        "snapkv_window_size": config.snapkv_window_size,
+    }
+    if config.HasField("kv_crush_config"):
+        crush = config.kv_crush_config
+        found["kvcrush"] = {
+            "budget": crush.budget,
+            "anchor_point_mode": type(crush).AnchorPointMode.Name(crush.anchor_point_mode),
+            "rng_seed": crush.rng_seed,
+        }
+    return found
+
+
+def _sparse_attention(options) -> dict | None:
+    if not options.HasField("sparse_attention_config"):
+        return None
+    config = options.sparse_attention_config
+    found: dict = {"mode": type(config).SparseAttentionMode.Name(config.mode)}
+    for described in config.DESCRIPTOR.fields:
+        if described.name != "mode" and config.HasField(described.name):
+            found[described.name] = getattr(config, described.name)
+    return found
 
 
 def _refuse_unhonoured(options, node: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import openai
 import pytest
@@ -90,3 +91,24 @@ def test_a_client_that_leaves_stops_the_stateful_generation(stateful: RestProces
     wait_until(lambda: running() == 0, "the generation stopped", log=stateful.log)
     answer = client(stateful).chat.completions.create(model="scripted", messages=QUESTION)
     assert answer.choices[0].message.content == SCRIPT
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        "cache_eviction_config { start_size: 32 recent_size: 128 max_cache_size: 672 }",
+        "cache_eviction_config { start_size: 32 recent_size: 128 max_cache_size: 672 "
+        "aggregation_mode: SUM kv_crush_config { budget: 8 anchor_point_mode: MEAN } }",
+        "sparse_attention_config { mode: TRISHAPE num_last_dense_tokens_in_prefill: 8 }",
+    ],
+)
+def test_cache_eviction_and_sparse_attention_reach_the_scheduler(
+    llm_folders, tmp_path: Path, options: str
+) -> None:
+    folder = tmp_path / "model"
+    shutil.copytree(llm_folders["scripted"], folder)
+    text = graph_text().replace("      cache_size: 1", f"      cache_size: 1\n      {options}")
+    (folder / "graph.pbtxt").write_text(text)
+    with rest_served(["--model_name", "m", "--model_path", str(folder)], tmp_path) as server:
+        answer = client(server).chat.completions.create(model="m", messages=QUESTION)
+        assert answer.choices[0].message.content == SCRIPT
