@@ -41,6 +41,9 @@ log = logging.getLogger("ovmsx.llm_executor")
 
 # OVMS logs the scheduler's state every this many steps.
 STATS_EVERY_STEPS = 10
+# OVMS's defaults for assisted (speculative, prompt-lookup) decoding.
+ASSISTANT_TOKENS = 5
+PROMPT_LOOKUP_NGRAM = 3
 # The engine's niceness above the server's (OVMSX_ENGINE_NICE overrides it).
 ENGINE_NICE = 0
 # How often a busy engine reports its scheduler's state (requests running and waiting, KV cache
@@ -99,8 +102,20 @@ class Engine:
             found = dict(settings.sparse_attention)
             found["mode"] = genai.SparseAttentionMode.__members__[found["mode"]]
             scheduler.sparse_attention_config = genai.SparseAttentionConfig(**found)
+        properties = dict(settings.plugin_config)
+        if settings.draft is not None:
+            draft = dict(settings.draft)
+            draft_scheduler = genai.SchedulerConfig()
+            for name in ("max_num_batched_tokens", "cache_size", "max_num_seqs"):
+                setattr(draft_scheduler, name, draft.pop(name))
+            draft_scheduler.dynamic_split_fuse = draft.pop("dynamic_split_fuse")
+            properties["draft_model"] = genai.draft_model(
+                draft["models_path"], draft["device"], scheduler_config=draft_scheduler
+            )
+        if settings.prompt_lookup:
+            properties["prompt_lookup"] = True
         return genai.ContinuousBatchingPipeline(
-            settings.models_path, scheduler, settings.device, settings.plugin_config
+            settings.models_path, scheduler, settings.device, properties
         )
 
     def info(self) -> EngineInfo:
@@ -198,6 +213,13 @@ class Engine:
 
     def _config(self, request: EngineRequest):
         fields = request_config(self.base_fields, request.config, self.max_length)
+        # OVMS's defaults for assisted decoding when the request sets neither knob.
+        assisted = self.settings.draft is not None or self.settings.prompt_lookup
+        unset = fields.get("num_assistant_tokens") is None
+        if assisted and unset and not fields.get("assistant_confidence_threshold"):
+            fields["num_assistant_tokens"] = ASSISTANT_TOKENS
+        if self.settings.prompt_lookup and not fields.get("max_ngram_size"):
+            fields["max_ngram_size"] = PROMPT_LOOKUP_NGRAM
         config = self.genai.GenerationConfig()
         for name, value in fields.items():
             # The keyword constructor takes signed longs; "unset" is the largest size_t,
@@ -333,6 +355,7 @@ _BASE_FIELDS = (
     "num_beam_groups", "diversity_penalty", "length_penalty", "no_repeat_ngram_size",
     "num_return_sequences", "do_sample", "temperature", "top_p", "top_k", "min_p",
     "repetition_penalty", "presence_penalty", "frequency_penalty", "logprobs",
+    "num_assistant_tokens", "assistant_confidence_threshold", "max_ngram_size",
 )  # fmt: skip
 
 

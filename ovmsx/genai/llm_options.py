@@ -1,10 +1,12 @@
 """An ``HttpLLMCalculator`` node's ``LLMCalculatorOptions``, read into what ovmsx's engine and
 request checks use, with OVMS's defaults and load errors.
 
-Fields ovmsx cannot honour yet are refused by name at load, never dropped silently: speculative
-decoding (``draft_*``), the tool and reasoning parsers and tool-guided generation, and the MINJA
-template mode (ovmsx renders templates with jinja2 only). Cache eviction and sparse attention go
-to openvino-genai's scheduler as given (fields left unset keep its defaults).
+Fields ovmsx cannot honour yet are refused by name at load, never dropped silently: EAGLE3 drafts,
+the tool and reasoning parsers and tool-guided generation, and the MINJA template mode (ovmsx
+renders templates with jinja2 only). A draft model (``draft_models_path`` and its ``draft_*``
+scheduler settings, which default to the main model's) turns on speculative decoding, and
+``plugin_config``'s ``prompt_lookup`` prompt-lookup decoding. Cache eviction and sparse
+attention go to openvino-genai's scheduler as given (fields left unset keep its defaults).
 """
 
 from __future__ import annotations
@@ -75,6 +77,11 @@ class EngineSettings:
     """``cache_eviction_config`` as keyword arguments (enum values by name); None: off."""
     sparse_attention: dict | None = None
     """``sparse_attention_config`` likewise; None: off."""
+    draft: dict | None = None
+    """Speculative decoding: the draft model's ``models_path`` and ``device`` and its scheduler
+    settings (the main model's where the graph sets none); None: off."""
+    prompt_lookup: bool = False
+    """``plugin_config``'s ``prompt_lookup``: prompt-lookup decoding."""
     log_level: str = "INFO"
     """The server's ``--log_level``; the engine process logs to the same places."""
     log_path: str | None = None
@@ -93,6 +100,7 @@ def read_options(options, base_dir: Path, node: str) -> tuple[EngineSettings, Re
     _refuse_unhonoured(options, node)
     path = _models_path(options.models_path, base_dir, node)
     plugin_config = _plugin_config(options.plugin_config, node)
+    prompt_lookup = bool(plugin_config.pop("prompt_lookup", False))
     pipeline = _pipeline(options, path, node)
     settings = EngineSettings(
         models_path=str(path),
@@ -111,6 +119,8 @@ def read_options(options, base_dir: Path, node: str) -> tuple[EngineSettings, Re
         ),
         cache_eviction=_eviction(options),
         sparse_attention=_sparse_attention(options),
+        draft=_draft(options, base_dir, node),
+        prompt_lookup=prompt_lookup,
     )
     limits = RequestLimits(
         best_of_limit=options.best_of_limit,
@@ -134,6 +144,26 @@ def max_model_length(folder: Path) -> int | None:
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             return value
     return None
+
+
+def _draft(options, base_dir: Path, node: str) -> dict | None:
+    if not options.HasField("draft_models_path"):
+        return None
+
+    def draft_or_main(name: str):
+        draft = f"draft_{name}"
+        return getattr(options, draft if options.HasField(draft) else name)
+
+    return {
+        "models_path": str(
+            _models_path(options.draft_models_path, base_dir, node, "draft_models_path")
+        ),
+        "device": options.draft_device or options.device or "CPU",
+        "max_num_batched_tokens": draft_or_main("max_num_batched_tokens"),
+        "cache_size": draft_or_main("cache_size"),
+        "max_num_seqs": draft_or_main("max_num_seqs"),
+        "dynamic_split_fuse": draft_or_main("dynamic_split_fuse"),
+    }
 
 
 def _eviction(options) -> dict | None:
@@ -177,8 +207,8 @@ def _refuse_unhonoured(options, node: str) -> None:
             StatusCode.LLM_NODE_RESOURCE_STATE_INITIALIZATION_FAILED,
             f"node {node}: {', '.join(named)} set without draft_models_path",
         )
-    if named:
-        raise _not_supported(node, ", ".join(named), "speculative decoding")
+    if options.draft_eagle3_mode:
+        raise _not_supported(node, "draft_eagle3_mode", "EAGLE3 speculative decoding")
     for name, what in _NOT_YET.items():
         if options.HasField(name):
             value = getattr(options, name)
@@ -197,10 +227,11 @@ def _not_supported(node: str, names: str, what: str):
     )
 
 
-def _models_path(text: str, base_dir: Path, node: str) -> Path:
+def _models_path(text: str, base_dir: Path, node: str, field: str = "models_path") -> Path:
+    """The folder (or .gguf file) ``field`` names; OVMS's load errors when there is none."""
     if not text:
         raise status_error(
-            StatusCode.LLM_NODE_DIRECTORY_DOES_NOT_EXIST, f"node {node}: models_path is empty"
+            StatusCode.LLM_NODE_DIRECTORY_DOES_NOT_EXIST, f"node {node}: {field} is empty"
         )
     path = Path(text)
     if not path.is_absolute():
@@ -215,7 +246,7 @@ def _models_path(text: str, base_dir: Path, node: str) -> Path:
         return path
     if not path.exists():
         raise status_error(
-            StatusCode.LLM_NODE_DIRECTORY_DOES_NOT_EXIST, f"node {node}: models_path {path}"
+            StatusCode.LLM_NODE_DIRECTORY_DOES_NOT_EXIST, f"node {node}: {field} {path}"
         )
     raise status_error(
         StatusCode.LLM_NODE_PATH_DOES_NOT_EXIST_AND_NOT_GGUFFILE, f"node {node}: {path}"
@@ -235,9 +266,6 @@ def _plugin_config(text: str, node: str) -> dict:
         raise status_error(
             StatusCode.PLUGIN_CONFIG_WRONG_FORMAT, f"node {node}: plugin_config is not an object"
         )
-    if config.get("prompt_lookup"):
-        raise _not_supported(node, "plugin_config prompt_lookup", "prompt-lookup decoding")
-    config.pop("prompt_lookup", None)
     return config
 
 

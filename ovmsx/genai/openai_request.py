@@ -234,6 +234,13 @@ def _common(body: dict, request: GenerationRequest, limits: RequestLimits) -> No
         request.n = value
         config["num_return_sequences"] = value
 
+    # Assisted decoding: OVMS reads these without checking their type; ovmsx takes numbers.
+    for name in ("num_assistant_tokens", "max_ngram_size"):
+        if _is_int(body.get(name)) and body[name] >= 0:
+            config[name] = body[name]
+    if _is_number(body.get("assistant_confidence_threshold")):
+        config["assistant_confidence_threshold"] = float(body["assistant_confidence_threshold"])
+
     skip_special = _bool(body, "skip_special_tokens", "skip_special_tokens is not a bool")
     request.skip_special_tokens = skip_special is not False
 

@@ -22,7 +22,14 @@ BROKEN = {
     "no_options": (_without_options(), "LLM node is missing its node_options"),
     "no_name": (graph_text(node=""), "LLM node is missing its name"),
     "missing_folder": (graph_text(models_path="./nowhere"), "LLM node models_path does not exist"),
-    "draft": (graph_text(draft_models_path="./d"), f"draft_models_path: {NOT_YET} speculative"),
+    "draft_missing": (
+        graph_text(draft_models_path="./d"),
+        "does not exist - node LLMExecutor: draft_models_path",
+    ),
+    "eagle3": (
+        graph_text(draft_models_path="./", draft_eagle3_mode=True),
+        f"draft_eagle3_mode: {NOT_YET} EAGLE3",
+    ),
     "draft_alone": (
         graph_text(draft_max_num_seqs=4),
         "draft_max_num_seqs set without draft_models",

@@ -112,3 +112,26 @@ def test_cache_eviction_and_sparse_attention_reach_the_scheduler(
     with rest_served(["--model_name", "m", "--model_path", str(folder)], tmp_path) as server:
         answer = client(server).chat.completions.create(model="m", messages=QUESTION)
         assert answer.choices[0].message.content == SCRIPT
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        # A draft model (another folder with the same tokenizer): speculative decoding.
+        {"draft_models_path": "../readable", "draft_max_num_seqs": 8},
+        {"plugin_config": '{"prompt_lookup": true}'},
+    ],
+)
+def test_assisted_decoding_gives_the_main_models_greedy_answer(
+    llm_folders, tmp_path: Path, options: dict
+) -> None:
+    shutil.copytree(llm_folders["scripted"], tmp_path / "model")
+    shutil.copytree(llm_folders["readable"], tmp_path / "readable")
+    (tmp_path / "model" / "graph.pbtxt").write_text(graph_text(**options))
+    args = ["--model_name", "m", "--model_path", str(tmp_path / "model")]
+    with rest_served(args, tmp_path) as server:
+        for fields in ({}, {"num_assistant_tokens": 3}):
+            answer = client(server).chat.completions.create(
+                model="m", messages=QUESTION, temperature=0, extra_body=fields
+            )
+            assert answer.choices[0].message.content == SCRIPT
