@@ -146,7 +146,12 @@ def text_generation_graph(
         if value:
             options.append((name, _quoted(value)))
     if flags.draft_source_model:
-        options.append(("draft_models_path", _quoted(flags.draft_source_model.replace("/", "-"))))
+        # A local folder as given; a hub name as OVMS's pull lays it out (a "/" becomes "-").
+        draft = Path(flags.draft_source_model)
+        name = (
+            str(draft.resolve()) if draft.exists() else flags.draft_source_model.replace("/", "-")
+        )
+        options.append(("draft_models_path", _quoted(name)))
     if flags.enable_tool_guided_generation:
         options.append(("enable_tool_guided_generation", "true"))
     if not flags.dynamic_split_fuse:
