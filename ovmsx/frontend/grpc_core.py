@@ -54,6 +54,10 @@ from ovmsx.frontend.memory_budget import MemoryBudget
 
 log = logging.getLogger("ovmsx.frontend")
 
+# How long after the last call that carried a large message free memory is given back to the
+# kernel (each time when no call runs then): the message's buffers are all freed by then.
+RELEASE_DELAYS_S = (0.05, 1.0)
+
 # Calls the C core may hand over before the polling thread asks for more: enough that a burst
 # of new calls never waits for the thread to re-arm one at a time.
 PENDING_CALLS = 16
@@ -213,12 +217,28 @@ class CoreServer:
             self._calls -= 1
             idle = self._calls == 0
             release = idle and self._large_received
-            if release:
-                self._large_received = False
         if release:
-            _core.release_free_memory()
+            # Not now: this completion can come before the thread that read the message has
+            # freed gRPC's copy of it (its batch event is still alive there), and memory freed
+            # after a trim stays in the arena. A moment later, if still idle, it is all free;
+            # a second look a while after covers threads that were starved of CPU meanwhile.
+            self._loop.call_soon_threadsafe(self._release_later)
         if idle and self._stopping:
             self._loop.call_soon_threadsafe(self._drained.set)
+
+    def _release_later(self) -> None:
+        for delay in RELEASE_DELAYS_S:
+            self._loop.call_later(delay, self._release_if_idle, delay == RELEASE_DELAYS_S[-1])
+
+    def _release_if_idle(self, last: bool) -> None:
+        """Give free memory back to the kernel after large messages, if no call runs (on the
+        loop; the trim itself runs on a worker thread: it can take milliseconds)."""
+        with self._lock:
+            release = self._calls == 0 and self._large_received
+            if release and last:
+                self._large_received = False
+        if release:
+            self._loop.run_in_executor(None, _core.release_free_memory)
 
     # -- answering ----------------------------------------------------------------------------
 
