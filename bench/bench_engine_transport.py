@@ -28,6 +28,8 @@ import statistics
 import threading
 import time
 
+from perf_doc import add_write_arguments, machine, publish
+
 from ovmsx.genai.wire import FrameReader, pack
 
 # Children are forked: they inherit their end of the channel and need nothing else.
@@ -186,6 +188,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--frames", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=3)
+    add_write_arguments(parser)
     args = parser.parse_args()
     contenders = dict(CONTENDERS)
     try:
@@ -200,20 +203,27 @@ def main() -> None:
                 frames = args.frames if mode == "stream" else args.frames // 4
                 wall, cpu = asyncio.run(contender(frames, mode == "ping"))
                 results.setdefault((name, mode), []).append((wall / frames, cpu / frames))
-    print(f"| transport | frames of {STREAMS} events: server CPU µs/frame | "
-          "frames/s | round trip µs |")  # fmt: skip
-    print("|---|---|---|---|")
+    lines = [
+        f"Frames of one engine step's events for {STREAMS} streams, sent as fast as the child "
+        f"can ({args.frames:,}) and as pings ({args.frames // 4:,}); {args.rounds} rounds, "
+        "contenders alternating; median (min-max).",
+        "",
+        "| transport | server CPU µs/frame | frames/s | round trip µs |",
+        "|---|---|---|---|",
+    ]
     for name in contenders:
         stream = results[(name, "stream")]
         ping = results[(name, "ping")]
         cpu = [c * 1e6 for _, c in stream]
         rate = [1 / w for w, _ in stream]
         trip = [w * 1e6 for w, _ in ping]
-        print(
+        lines.append(
             f"| {name} | {statistics.median(cpu):.1f} ({min(cpu):.1f}-{max(cpu):.1f}) | "
             f"{statistics.median(rate):,.0f} | {statistics.median(trip):.1f} "
             f"({min(trip):.1f}-{max(trip):.1f}) |"
         )
+    lines += ["", machine(["pyzmq"])]
+    publish("\n".join(lines), "llm-engine-transport", args)
 
 
 if __name__ == "__main__":

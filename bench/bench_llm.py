@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -112,8 +113,13 @@ def served(server: Server, concurrency: int, requests: int, args, workdir: Path)
         "--warmup-request-count", str(concurrency), "--use-server-token-count",
     ]  # fmt: skip
     before = server.cpu_seconds()
+    client_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(command, capture_output=True, text=True, check=True)
+    client_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     after = server.cpu_seconds()
+    client = (client_after.ru_utime + client_after.ru_stime) - (
+        client_before.ru_utime + client_before.ru_stime
+    )
     found = json.loads((artifacts / "profile_export_aiperf.json").read_text())
     # Every request generates exactly output_tokens (ignore_eos); the warm-up requests ran in
     # the CPU window too.
@@ -125,7 +131,24 @@ def served(server: Server, concurrency: int, requests: int, args, workdir: Path)
         # Warm-up requests are in the CPU window too: counted as tokens as well.
         "server_cpu_us_per_token": (after[0] - before[0]) * 1e6 / tokens,
         "engine_cpu_us_per_token": (after[1] - before[1]) * 1e6 / tokens,
+        # aiperf's own CPU (its start-up included), on the same cores as the server.
+        "client_cpu_us_per_token": client * 1e6 / tokens,
     }
+
+
+def _parameters(model: Path) -> str:
+    """The model's parameter count, read from its OpenVINO IR's constants."""
+    import numpy as np
+    import openvino as ov
+
+    xml = model / "openvino_model.xml"
+    if not xml.exists():
+        return "GGUF"
+    count = 0
+    for node in ov.Core().read_model(xml).get_ordered_ops():
+        if node.get_type_name() == "Constant":
+            count += int(np.prod(node.get_output_shape(0)))
+    return f"{count / 1e6:,.0f}M parameters"
 
 
 def spread(values: list[float], digits: int = 1) -> str:
@@ -141,6 +164,10 @@ def main() -> None:
     parser.add_argument("--input-tokens", type=int, default=128)
     parser.add_argument("--output-tokens", type=int, default=128)
     parser.add_argument("--requests-per-client", type=int, default=4)
+    parser.add_argument("--min-requests", type=int, default=16)
+    parser.add_argument(
+        "--label", default="", help="names the docs section (llm-LABEL), e.g. tiny or mid"
+    )
     parser.add_argument("--aiperf", default=shutil.which("aiperf") or "aiperf")
     add_write_arguments(parser)
     args = parser.parse_args()
@@ -157,7 +184,7 @@ def main() -> None:
         try:
             for _ in range(args.rounds):
                 for concurrency in args.concurrency:
-                    requests = max(16, concurrency * args.requests_per_client)
+                    requests = max(args.min_requests, concurrency * args.requests_per_client)
                     results.setdefault(("in-process", concurrency), []).append(
                         in_process(args.model, concurrency, requests, args)
                     )
@@ -167,13 +194,15 @@ def main() -> None:
         finally:
             server.stop()
     lines = [
-        f"Model: `{args.model.name}`; prompts of {args.input_tokens} tokens, {args.output_tokens} "
-        f"tokens out (ignore_eos), streamed; {args.rounds} rounds, contenders alternating; "
-        "median (min-max) of the rounds.",
+        f"Model: `{args.model.name}` ({_parameters(args.model)}); prompts of "
+        f"{args.input_tokens} tokens, {args.output_tokens} tokens out (ignore_eos), "
+        f"streamed; {args.rounds} rounds, contenders alternating; median (min-max) of the "
+        "rounds.",
         "",
         "| concurrency | tokens/s in-process | tokens/s ovmsx | ratio | TTFT ms in-process | "
-        "TTFT ms ovmsx | ITL ms in-process | ITL ms ovmsx | server CPU µs/token |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "TTFT ms ovmsx | ITL ms in-process | ITL ms ovmsx | CPU µs/token: in-process | "
+        "ovmsx engine | ovmsx server | aiperf |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for concurrency in args.concurrency:
         base = results[("in-process", concurrency)]
@@ -187,10 +216,13 @@ def main() -> None:
             f"{spread([r['ttft_ms_mean'] for r in ours], 2)} | "
             f"{spread([r['itl_ms_mean'] for r in base], 2)} | "
             f"{spread([r['itl_ms_mean'] for r in ours], 2)} | "
-            f"{spread([r['server_cpu_us_per_token'] for r in ours], 0)} |"
+            f"{spread([r['cpu_us_per_token'] for r in base], 0)} | "
+            f"{spread([r['engine_cpu_us_per_token'] for r in ours], 0)} | "
+            f"{spread([r['server_cpu_us_per_token'] for r in ours], 0)} | "
+            f"{spread([r['client_cpu_us_per_token'] for r in ours], 0)} |"
         )
     lines += ["", machine(["openvino", "openvino-genai"])]
-    publish("\n".join(lines), SECTION, args)
+    publish("\n".join(lines), f"{SECTION}-{args.label}" if args.label else SECTION, args)
 
 
 if __name__ == "__main__":

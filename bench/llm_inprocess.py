@@ -58,6 +58,7 @@ def run(
     next_id = 0
     done: list[Timing] = []
     began = time.perf_counter()
+    cpu = time.process_time()
 
     def add() -> None:
         nonlocal next_id
@@ -83,7 +84,9 @@ def run(
                 if next_id < requests:
                     add()
     seconds = time.perf_counter() - began
-    return summarize(done, seconds)
+    result = summarize(done, seconds)
+    result["cpu_us_per_token"] = (time.process_time() - cpu) * 1e6 / max(1, result["tokens"])
+    return result
 
 
 def summarize(done: list[Timing], seconds: float) -> dict:
@@ -94,6 +97,7 @@ def summarize(done: list[Timing], seconds: float) -> dict:
     tokens = sum(len(t.tokens) for t in done)
     return {
         "requests": len(done),
+        "tokens": tokens,
         "output_tokens_per_s": tokens / seconds,
         "ttft_ms_mean": statistics.fmean(ttft),
         "ttft_ms_p50": statistics.median(ttft),
