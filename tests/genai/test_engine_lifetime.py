@@ -45,13 +45,7 @@ def test_an_engine_killed_mid_stream_fails_its_stream_and_comes_back(
     two_llms: RestProcess, llm_folders
 ) -> None:
     folder = llm_folders["readable"]
-    (pid,) = engine_pids(two_llms, folder)
-    connection = open_stream(two_llms, "readable")
-    response = connection.getresponse()
-    assert response.readline().startswith(b"data: ")
-    os.kill(pid, signal.SIGKILL)
-    rest = response.read()
-    connection.close()
+    rest = _signal_mid_stream(two_llms, folder, signal.SIGKILL)
     assert b"the LLM engine" in rest
     assert b"stopped" in rest
     assert not rest.endswith(b"data: [DONE]\n\n")
@@ -63,6 +57,20 @@ def test_an_engine_killed_mid_stream_fails_its_stream_and_comes_back(
     status, _ = _chat(two_llms, "readable")
     assert status == 200
     assert two_llms.request("GET", "/v2/models/readable/ready").status == 200
+
+
+def _signal_mid_stream(server: RestProcess, folder: Path, sig: int) -> bytes:
+    """Start a stream from the "readable" LLM, send ``sig`` to its engine once the stream has
+    begun, and return the rest of the stream as the server ends it."""
+    (pid,) = engine_pids(server, folder)
+    connection = open_stream(server, "readable")
+    try:
+        response = connection.getresponse()
+        assert response.readline().startswith(b"data: ")
+        os.kill(pid, sig)
+        return response.read()
+    finally:
+        connection.close()
 
 
 def _chat(server: RestProcess, model: str) -> tuple[int, str]:
@@ -86,13 +94,7 @@ def test_a_wedged_engine_is_killed_and_replaced(
         ["--config_path", str(llm_config)], tmp_path, environment=environment
     ) as server:
         wait_until(lambda: len(engine_pids(server, folder)) == 1, "the engine", log=server.log)
-        (pid,) = engine_pids(server, folder)
-        connection = open_stream(server, "readable")
-        response = connection.getresponse()
-        assert response.readline().startswith(b"data: ")
-        os.kill(pid, signal.SIGSTOP)
-        rest = response.read()
-        connection.close()
+        rest = _signal_mid_stream(server, folder, signal.SIGSTOP)
         assert b"the LLM engine" in rest
         assert "sent nothing for" in server.log()
         wait_until(lambda: len(engine_pids(server, folder)) == 2, "a new engine", log=server.log)
