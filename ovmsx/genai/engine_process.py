@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ovmsx.genai.byte_level_text import ByteLevelText, StreamedText
 from ovmsx.genai.engine_messages import EngineInfo, EngineRequest
 from ovmsx.genai.generation_config import UNSET, request_config
 from ovmsx.genai.llm_options import EngineSettings, max_model_length
@@ -58,6 +59,8 @@ class _Active:
     handle: object
     prompt_tokens: int
     decoders: dict[int, TextDecoder] = field(default_factory=dict)
+    streams: dict[int, StreamedText] = field(default_factory=dict)
+    """Byte-level text of each streamed sequence, when the tokenizer allows it."""
     finish: dict[int, str | None] = field(default_factory=dict)
     first_token_at: float | None = None
     """time.monotonic() of the step that produced its first token (the clock is the server's
@@ -76,6 +79,7 @@ class Engine:
         path = settings.models_path
         self.pipeline = self._build_pipeline()
         self.tokenizer = self.pipeline.get_tokenizer()
+        self.byte_text = _byte_level_text(self.tokenizer)
         self.base_fields = _config_fields(self._base_config(path))
         self.load_seconds = time.perf_counter() - started
         folder = Path(path) if os.path.isdir(path) else Path(path).parent
@@ -248,19 +252,21 @@ class Engine:
             if active.first_token_at is None and handle.can_read():
                 active.first_token_at = now
             if active.request.stream:
-                final = False
+                fresh: dict[int, list[int]] = {}
                 while handle.can_read():
                     for index, output in handle.read().items():
-                        decoder = active.decoders.get(index)
-                        if decoder is None:
-                            decoder = active.decoders[index] = TextDecoder()
-                        decoder.ids.extend(output.generated_ids)
+                        fresh.setdefault(index, []).extend(output.generated_ids)
                         reason = _FINISH_REASONS.get(int(output.finish_reason))
                         if reason is not None:
                             active.finish[index] = reason
-                if handle.get_status() != running and not handle.can_read():
-                    final = True
+                final = handle.get_status() != running and not handle.can_read()
+                if final:
                     finished.append(active)
+                for index, ids in fresh.items():
+                    active.decoders.setdefault(index, TextDecoder()).ids.extend(ids)
+                if self.byte_text is not None and active.request.skip_special_tokens:
+                    self._spell(active, fresh, final, events)
+                    continue
                 for index, decoder in active.decoders.items():
                     if final or decoder.read < len(decoder.ids):
                         moved.append((decoder, final))
@@ -279,6 +285,21 @@ class Engine:
             result["first_token_at"] = active.first_token_at or now
             result["last_token_at"] = now
             events.append(("done", active.request.id, result))
+
+    def _spell(self, active: _Active, fresh: dict[int, list[int]], final: bool, events) -> None:
+        """The new text of a streamed request from its tokens' bytes (byte_level_text.py)."""
+        streams = active.streams
+        for index in active.decoders:
+            new = fresh.get(index, ())
+            if not new and not final:
+                continue
+            stream = streams.get(index)
+            if stream is None:
+                stream = streams[index] = self.byte_text.stream()
+            text = stream.push(new, final)
+            if text or final:
+                reason = active.finish.get(index) if final else None
+                events.append(("text", active.request.id, (index, text, final, reason)))
 
     def _decode_moved(self, moved: list, owners: list[tuple[int, int]]) -> list[str]:
         """The new text of each moved sequence: one detokenizer call for the requests that skip
@@ -321,11 +342,14 @@ class Engine:
         for index, output in enumerate(outputs):
             ids = list(output.generated_ids)
             completion += len(ids)
+            skip = active.request.skip_special_tokens
+            if skip and self.byte_text is not None:
+                text = self.byte_text.text(ids)
+            else:
+                text = self.tokenizer.decode(ids, skip_special_tokens=skip)
             choice = {
                 "index": index,
-                "text": self.tokenizer.decode(
-                    ids, skip_special_tokens=active.request.skip_special_tokens
-                ),
+                "text": text,
                 "finish_reason": _FINISH_REASONS.get(int(output.finish_reason)),
             }
             if active.request.logprobs:
@@ -361,6 +385,17 @@ _BASE_FIELDS = (
 
 def _config_fields(config) -> dict:
     return {name: getattr(config, name) for name in _BASE_FIELDS}
+
+
+def _byte_level_text(tokenizer) -> ByteLevelText | None:
+    """Text from token bytes when the tokenizer is byte-level BPE (byte_level_text.py)."""
+    try:
+        found = ByteLevelText.of(tokenizer)
+    except Exception:  # any surprise keeps the detokenizer model
+        log.debug("byte-level text unavailable", exc_info=True)
+        return None
+    log.info("Streaming text from token bytes" if found else "Streaming text with the detokenizer")
+    return found
 
 
 def _eviction_config(genai, found: dict):
