@@ -32,11 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ovmsx.genai.byte_level_text import ByteLevelText, StreamedText
+from ovmsx.genai.continuous_batching import continuous_batching_pipeline
 from ovmsx.genai.engine_messages import EngineInfo, EngineRequest
 from ovmsx.genai.generation_config import UNSET, request_config
 from ovmsx.genai.llm_options import EngineSettings, max_model_length
 from ovmsx.genai.text_decoder import TextDecoder, decode_steps
-from ovmsx.genai.wire import FrameReader, pack
+from ovmsx.genai.wire import FrameReader, pack, receive, send
 
 log = logging.getLogger("ovmsx.llm_executor")
 
@@ -88,39 +89,7 @@ class Engine:
         self.steps = 0
 
     def _build_pipeline(self):
-        genai = self.genai
-        settings = self.settings
-        scheduler = genai.SchedulerConfig()
-        scheduler.max_num_batched_tokens = settings.max_num_batched_tokens
-        scheduler.cache_size = settings.cache_size
-        scheduler.max_num_seqs = settings.max_num_seqs
-        scheduler.dynamic_split_fuse = settings.dynamic_split_fuse
-        scheduler.enable_prefix_caching = settings.enable_prefix_caching
-        if settings.cache_interval_multiplier is not None:
-            scheduler.cache_interval_multiplier = settings.cache_interval_multiplier
-        if settings.cache_eviction is not None:
-            scheduler.use_cache_eviction = True
-            scheduler.cache_eviction_config = _eviction_config(genai, settings.cache_eviction)
-        if settings.sparse_attention is not None:
-            scheduler.use_sparse_attention = True
-            found = dict(settings.sparse_attention)
-            found["mode"] = genai.SparseAttentionMode.__members__[found["mode"]]
-            scheduler.sparse_attention_config = genai.SparseAttentionConfig(**found)
-        properties = dict(settings.plugin_config)
-        if settings.draft is not None:
-            draft = dict(settings.draft)
-            draft_scheduler = genai.SchedulerConfig()
-            for name in ("max_num_batched_tokens", "cache_size", "max_num_seqs"):
-                setattr(draft_scheduler, name, draft.pop(name))
-            draft_scheduler.dynamic_split_fuse = draft.pop("dynamic_split_fuse")
-            properties["draft_model"] = genai.draft_model(
-                draft["models_path"], draft["device"], scheduler_config=draft_scheduler
-            )
-        if settings.prompt_lookup:
-            properties["prompt_lookup"] = True
-        return genai.ContinuousBatchingPipeline(
-            settings.models_path, scheduler, settings.device, properties
-        )
+        return continuous_batching_pipeline(self.genai, self.settings)
 
     def info(self) -> EngineInfo:
         tokenizer = self.tokenizer
@@ -398,16 +367,6 @@ def _byte_level_text(tokenizer) -> ByteLevelText | None:
     return found
 
 
-def _eviction_config(genai, found: dict):
-    found = dict(found)
-    crush = found.pop("kvcrush", None)
-    mode = genai.AggregationMode.__members__[found.pop("aggregation_mode")]
-    if crush is not None:
-        anchor = genai.KVCrushAnchorPointMode.__members__[crush["anchor_point_mode"]]
-        found["kvcrush_config"] = genai.KVCrushConfig(crush["budget"], anchor, crush["rng_seed"])
-    return genai.CacheEvictionConfig(aggregation_mode=mode, **found)
-
-
 def nothing_generated(request: EngineRequest, prompt_tokens: int) -> list:
     """The events of a request asking for no new token (``echo`` with ``max_tokens: 0``)."""
     now = time.monotonic()
@@ -481,32 +440,6 @@ def serve(sock: socket.socket, settings: EngineSettings) -> int:
             _log_state(engine)
         if events:
             send(sock, events)
-
-
-def receive(sock: socket.socket, reader: FrameReader) -> list | None:
-    messages: list = []
-    while True:
-        try:
-            data = sock.recv(1 << 20)
-        except BlockingIOError:
-            return messages
-        except OSError:
-            return None
-        if not data:
-            return None
-        messages.extend(reader.feed(data))
-
-
-def send(sock: socket.socket, message: object) -> None:
-    data = pack(message)
-    view = memoryview(data)
-    while view:
-        try:
-            sent = sock.send(view)
-        except BlockingIOError:
-            select.select([], [sock.fileno()], [])
-            continue
-        view = view[sent:]
 
 
 def _log_state(engine: Engine) -> None:

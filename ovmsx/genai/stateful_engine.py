@@ -20,9 +20,9 @@ import openvino as ov
 import openvino_genai as genai
 
 from ovmsx.genai.engine_messages import EngineRequest
-from ovmsx.genai.engine_process import Engine, first_line, nothing_generated, receive, send
+from ovmsx.genai.engine_process import Engine, first_line, nothing_generated
 from ovmsx.genai.text_decoder import TextDecoder
-from ovmsx.genai.wire import FrameReader
+from ovmsx.genai.wire import FrameReader, receive, send
 
 
 class StatefulEngine(Engine):

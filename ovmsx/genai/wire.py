@@ -8,6 +8,8 @@ One frame carries everything one engine step produced, so the cost is per step, 
 from __future__ import annotations
 
 import pickle
+import select
+import socket
 import struct
 
 _LENGTH = struct.Struct("<I")
@@ -42,3 +44,32 @@ class FrameReader:
         if start:
             del buffer[:start]
         return messages
+
+
+def receive(sock: socket.socket, reader: FrameReader) -> list | None:
+    """Every message waiting on the non-blocking ``sock`` (maybe none); None once the other
+    end has closed it."""
+    messages: list = []
+    while True:
+        try:
+            data = sock.recv(1 << 20)
+        except BlockingIOError:
+            return messages
+        except OSError:
+            return None
+        if not data:
+            return None
+        messages.extend(reader.feed(data))
+
+
+def send(sock: socket.socket, message: object) -> None:
+    """Send ``message`` whole on the non-blocking ``sock``, waiting while its buffer is full."""
+    data = pack(message)
+    view = memoryview(data)
+    while view:
+        try:
+            sent = sock.send(view)
+        except BlockingIOError:
+            select.select([], [sock.fileno()], [])
+            continue
+        view = view[sent:]
