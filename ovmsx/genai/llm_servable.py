@@ -37,8 +37,9 @@ class LLMServable:
     async def answer(
         self, endpoint: str, body: dict, node: str, meter: GenerationMeter
     ) -> bytes | AsyncIterator[bytes]:
-        """The whole body (unary) or the stream's chunks; raises ``V3Error``. ``meter`` hears
-        of the result and of each chunk sent (the caller ends it)."""
+        """The whole body (unary) or the stream's chunks (an ``AnswerStream``); raises
+        ``V3Error``. ``meter`` hears of the result; a stream also counts its chunks and ends the
+        call when closed, a unary answer's call is ended by the caller."""
         try:
             request = parse_request(body, endpoint, self.limits)
             prompt = self._prompt(request)
@@ -130,26 +131,44 @@ async def _stream(
     if first[0] == "error":
         generation.close()
         raise execution_error(node, first[1])
-    return GenerationStream(generation, _chunks(generation, reply, node, meter, first))
+    return AnswerStream(generation, _chunks(generation, reply, node, meter, first), meter)
 
 
-class GenerationStream:
-    """A streamed answer's chunks; ``aclose`` stops the generation even when the chunks were
-    never asked for (the client left before the first one was sent)."""
+class AnswerStream:
+    """A streamed answer's chunks, each counted as a response. ``aclose`` (which the frontend
+    calls whether or not it ever sent a chunk: an async generator that never ran would skip its
+    cleanup) stops the generation if it is still running and ends the call's metrics."""
 
-    def __init__(self, generation: Generation, chunks: AsyncIterator[bytes]) -> None:
+    def __init__(
+        self, generation: Generation, chunks: AsyncIterator[bytes], meter: GenerationMeter
+    ) -> None:
         self._generation = generation
         self._chunks = chunks
+        self._meter = meter
+        self._complete = False
+        self._closed = False
 
-    def __aiter__(self) -> AsyncIterator[bytes]:
-        return self._chunks
+    def __aiter__(self) -> AnswerStream:
+        return self
 
     async def __anext__(self) -> bytes:
-        return await self._chunks.__anext__()
+        try:
+            chunk = await self._chunks.__anext__()
+        except StopAsyncIteration:
+            self._complete = True
+            raise
+        self._meter.responded()
+        return chunk
 
     async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         self._generation.close()
-        await self._chunks.aclose()
+        try:
+            await self._chunks.aclose()
+        finally:
+            self._meter.end(self._complete and not self._meter.failed)
 
 
 async def _chunks(

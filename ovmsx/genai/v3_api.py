@@ -151,8 +151,7 @@ class V3App:
         if isinstance(response.body, bytes):
             meter.responded()
             meter.end(True)
-        else:
-            response.body = CountedStream(response.body, meter)
+        # A stream counts its chunks and ends the call itself (llm_servable.AnswerStream).
         return response
 
     def _meter(self, name: str, stream: bool, release) -> GenerationMeter:
@@ -208,39 +207,6 @@ class V3App:
             f"graph {name} does not serve the OpenAI-compatible API (it has no "
             "HttpLLMCalculator node)",
         )
-
-
-class CountedStream:
-    """A stream's chunks, each counted as a response; the call ends when the stream is closed,
-    which the frontend does whether or not it ever started sending (aclose of an async generator
-    that never ran would skip its cleanup)."""
-
-    def __init__(self, chunks, meter: GenerationMeter) -> None:
-        self._chunks = chunks
-        self._meter = meter
-        self._complete = False
-        self._closed = False
-
-    def __aiter__(self) -> CountedStream:
-        return self
-
-    async def __anext__(self) -> bytes:
-        try:
-            chunk = await self._chunks.__anext__()
-        except StopAsyncIteration:
-            self._complete = True
-            raise
-        self._meter.responded()
-        return chunk
-
-    async def aclose(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            await self._chunks.aclose()
-        finally:
-            self._meter.end(self._complete and not self._meter.failed)
 
 
 def _parse(body: bytes, path: str) -> dict:
