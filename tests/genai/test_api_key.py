@@ -36,3 +36,27 @@ def test_the_api_key_is_required(llm_config: Path, tmp_path: Path) -> None:
         bad = openai.OpenAI(base_url=f"http://{server.url}/v3", api_key="nope", max_retries=0)
         with pytest.raises(openai.InternalServerError):
             bad.chat.completions.create(**CHAT)
+
+
+def test_cors_flags_set_the_headers_of_every_answer(llm_config: Path, tmp_path: Path) -> None:
+    args = [
+        "--config_path", str(llm_config), "--allowed_origins", "https://chat.example",
+        "--allowed_methods", "GET,POST", "--allowed_headers", "Authorization,Content-Type",
+        "--allow_credentials",
+    ]  # fmt: skip
+    with rest_served(args, tmp_path) as server:
+        for reply in (
+            server.request("OPTIONS", "/v3/chat/completions"),
+            server.request("GET", "/v3/models"),
+            server.request(
+                "POST",
+                "/v3/chat/completions",
+                json.dumps(CHAT),
+                {"Content-Type": "application/json"},
+            ),
+            server.request("GET", "/v2/models/nothing/ready"),
+        ):
+            assert reply.headers["access-control-allow-origin"] == "https://chat.example"
+            assert reply.headers["access-control-allow-methods"] == "GET,POST"
+            assert reply.headers["access-control-allow-headers"] == "Authorization,Content-Type"
+            assert reply.headers["access-control-allow-credentials"] == "true"
