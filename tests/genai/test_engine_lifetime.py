@@ -25,6 +25,17 @@ def engine_pids(server: RestProcess, folder: Path | None = None) -> list[int]:
     return [int(pid) for path, pid in found if folder is None or Path(path) == folder]
 
 
+def exited(pid: int) -> bool:
+    """Gone, or a zombie: an orphan's exit status waits for whoever reaps it (in a container,
+    PID 1 may never)."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
 def open_stream(server: RestProcess, model: str, max_tokens: int = 4000) -> HTTPConnection:
     connection = HTTPConnection(HOST, server.rest_port, timeout=30)
     body = {"model": model, "messages": MESSAGES, "stream": True, "max_tokens": max_tokens}
@@ -123,7 +134,6 @@ def test_sse_framing_and_headers_over_plain_http(llm: RestProcess) -> None:
 def test_engines_exit_with_a_server_that_is_killed(llm_config: Path, tmp_path: Path) -> None:
     """No orphan: an engine whose server dies (SIGKILL, no cleanup) sees its socket close and
     exits, even in the middle of a generation."""
-    import psutil
 
     server = RestProcess(["--config_path", str(llm_config)], tmp_path)
     try:
@@ -134,6 +144,6 @@ def test_engines_exit_with_a_server_that_is_killed(llm_config: Path, tmp_path: P
         server.kill()
         connection.close()
         for pid in engine_pids(server):
-            wait_until(lambda pid=pid: not psutil.pid_exists(pid), f"engine {pid} exited")
+            wait_until(lambda pid=pid: exited(pid), f"engine {pid} exited")
     finally:
         server.kill()

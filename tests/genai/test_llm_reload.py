@@ -10,11 +10,10 @@ import threading
 from http.client import HTTPConnection
 from pathlib import Path
 
-import psutil
 from llm_graphs import graph_text
 from rest_process import HOST, rest_served
 from serving_process import wait_until
-from test_engine_lifetime import engine_pids
+from test_engine_lifetime import engine_pids, exited
 
 
 def stream_once(port: int) -> bytes:
@@ -63,7 +62,7 @@ def test_an_llm_graph_reloads_under_load(llm_folders, tmp_path: Path) -> None:
             wait_until(
                 lambda: len(answers) >= before + 8, "answers after the reload", log=server.log
             )
-            wait_until(lambda: not psutil.pid_exists(old), "the old engine stopped", log=server.log)
+            wait_until(lambda: exited(old), "the old engine stopped", log=server.log)
         finally:
             stop.set()
             for client in clients:
