@@ -234,10 +234,13 @@ class CoreServer:
         """Give free memory back to the kernel after large messages, if no call runs (on the
         loop; the trim itself runs on a worker thread: it can take milliseconds)."""
         with self._lock:
-            release = self._calls == 0 and self._large_received
+            release = self._calls == 0 and self._large_received and not self._stopping
             if release and last:
                 self._large_received = False
-        if release:
+        if not release:
+            return
+        # RuntimeError: the loop's executor is shut down, so the server is stopping anyway.
+        with contextlib.suppress(RuntimeError):
             self._loop.run_in_executor(None, _core.release_free_memory)
 
     # -- answering ----------------------------------------------------------------------------
