@@ -31,18 +31,11 @@ import time
 from pathlib import Path
 
 import psutil
+from bench_serving import free_port
 from perf_doc import add_write_arguments, machine, publish
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "llm"
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def prompt_of(model: Path, tokens: int) -> str:

@@ -23,20 +23,13 @@ import time
 import urllib.request
 from pathlib import Path
 
+from bench_serving import free_port
 from perf_doc import add_write_arguments, machine, publish
 from rest_load import infer_case, measure
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "llm-beside-kserve"
 LLM_STREAMS = 8
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def servables(root: Path) -> Path:

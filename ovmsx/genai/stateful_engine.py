@@ -129,15 +129,20 @@ class _Run(genai.StreamerBase):
         self.engine = engine
         self.request = request
         self.decoder = TextDecoder()
+        # Text from token bytes when the tokenizer allows it, as the batching engine streams.
+        spelled = engine.byte_text if request.skip_special_tokens else None
+        self.spelled = spelled
+        self.stream = spelled.stream() if spelled is not None else None
         self.stopped = False
         self.first_token_at: float | None = None
 
     def write(self, token):
         if self.first_token_at is None:
             self.first_token_at = time.monotonic()
-        self.decoder.ids.extend(token if isinstance(token, list) else [token])
+        tokens = token if isinstance(token, list) else [token]
+        self.decoder.ids.extend(tokens)
         if self.request.stream:
-            text = self._text(final=False)
+            text = self._text(tokens, final=False)
             if text:
                 send(self.engine._sock, [("text", self.request.id, (0, text, False, None))])
         if not self.engine._take_messages(current=self) or self.stopped:
@@ -148,7 +153,10 @@ class _Run(genai.StreamerBase):
     def end(self) -> None:
         """Called once the generation ends; the final text goes out with the result."""
 
-    def _text(self, final: bool) -> str:
+    def _text(self, tokens: list[int], final: bool) -> str:
+        """The new text ``tokens`` complete (everything left when ``final``)."""
+        if self.stream is not None:
+            return self.stream.push(tokens, final)
         decoder = self.decoder
         skip = self.request.skip_special_tokens
         sent, whole = self.engine._decode(list(decoder.slices()), skip)
@@ -161,7 +169,7 @@ class _Run(genai.StreamerBase):
         now = time.monotonic()
         timing = {"first_token_at": self.first_token_at or now, "last_token_at": now}
         if self.request.stream:
-            text = self._text(final=True)
+            text = self._text([], final=True)
             usage = {"choices": [{"index": 0, "finish_reason": reason}]}
             return [
                 ("text", self.request.id, (0, text, True, reason)),
@@ -170,8 +178,12 @@ class _Run(genai.StreamerBase):
         tokenizer = self.engine.tokenizer
         choice = {
             "index": 0,
-            "text": tokenizer.decode(
-                decoder.ids, skip_special_tokens=self.request.skip_special_tokens
+            "text": (
+                self.spelled.text(decoder.ids)
+                if self.spelled is not None
+                else tokenizer.decode(
+                    decoder.ids, skip_special_tokens=self.request.skip_special_tokens
+                )
             ),
             "finish_reason": reason,
         }

@@ -38,12 +38,9 @@ class TextDecoder:
         (unless ``final``: then whatever is there goes out)."""
         if whole.endswith(INCOMPLETE) and not final:
             return ""
-        if len(whole) <= len(sent) or not whole.startswith(sent):
-            # Decoding more tokens changed the earlier text (or removed it): send what is
-            # new relative to the shorter one and move on, rather than stall.
-            new = whole[len(sent) :] if len(whole) > len(sent) else ""
-        else:
-            new = whole[len(sent) :]
+        # What follows the text already sent ("" if more tokens shortened it: move on rather
+        # than stall).
+        new = whole[len(sent) :]
         self.prefix = self.read
         self.read = len(self.ids)
         return new

@@ -34,6 +34,7 @@ from ovmsx.genai.openai_request import CHAT, COMPLETIONS
 from ovmsx.genai.v3_errors import V3Error, invalid_json
 from ovmsx.in_flight import InFlight
 from ovmsx.metrics.families import REST, STREAM, UNARY
+from ovmsx.servables.model_version import VersionState
 from ovmsx.status import StatusCode, render
 
 log = logging.getLogger("ovmsx.llm_calculator")
@@ -194,7 +195,7 @@ class V3App:
             graph = self._registry.graphs.get(name)
             if graph is None:
                 raise V3Error(404, render(StatusCode.MEDIAPIPE_DEFINITION_NAME_MISSING))
-            if graph.state.name in ("UNLOADING", "END"):
+            if graph.state in (VersionState.UNLOADING, VersionState.END):
                 raise V3Error(404, render(StatusCode.MEDIAPIPE_DEFINITION_NOT_LOADED_ANYMORE))
             if not graph.available:
                 reason = f"{name}: {graph.error.message}" if graph.error is not None else name

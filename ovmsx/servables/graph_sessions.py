@@ -76,9 +76,8 @@ class GraphSessions:
 
     def __init__(self, registry: ServableRegistry, loop: asyncio.AbstractEventLoop) -> None:
         self._registry = registry
-        self._loop = loop
         self.loop = loop
-        """The server's event loop (an LLM node's engine is read there)."""
+        """The server's event loop (pipelines run there; an LLM node's engine is read there)."""
         # Sessions hold no state of their own (the version is looked up per inference), so
         # one per (servable, version) serves every graph instance.
         self._sessions: dict[tuple[str, int], ModelSession | PipelineSession] = {}
@@ -99,7 +98,7 @@ class GraphSessions:
             found = self._sessions[(name, version)] = (
                 ModelSession(registry, name, version)
                 if kind is ModelSession
-                else PipelineSession(registry, name, self._loop)
+                else PipelineSession(registry, name, self.loop)
             )
         return found
 

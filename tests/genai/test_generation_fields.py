@@ -4,7 +4,6 @@ echo, seeds, sampling settings, chat template arguments."""
 from __future__ import annotations
 
 import json
-import math
 
 import openai
 from llm_graphs import SCRIPT
@@ -131,7 +130,6 @@ def test_usage_adds_up(llm: RestProcess) -> None:
     usage = answer.usage
     assert usage.completion_tokens == 5
     assert usage.total_tokens == usage.prompt_tokens + 5
-    assert not math.isnan(usage.total_tokens)
 
 
 def test_skip_special_tokens_false_keeps_the_end_of_sequence_token(llm: RestProcess) -> None:
