@@ -90,7 +90,13 @@ def _report_leftover_threads() -> None:
     """Every thread ovmsx starts must have ended by now: CPython ends a thread that asks for the
     GIL while the interpreter finalizes, and one caught inside a C++ call (OpenVINO inference
     with the GIL released) takes the process down with ``terminate called ...``."""
-    leftover = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+    leftover = [
+        t.name
+        for t in threading.enumerate()
+        # Unnamed executors belong to libraries (ovmsx names its own): `import openvino` starts
+        # one for its telemetry. Python joins executor threads before it finalizes.
+        if t is not threading.main_thread() and not t.name.startswith("ThreadPoolExecutor-")
+    ]
     if leftover:
         logging.getLogger("ovmsx.server").error(
             "threads still running at exit: %s", ", ".join(leftover)

@@ -29,8 +29,10 @@ from ovmsx.config.model_config import REMOTE_PREFIXES, ModelConfig
 from ovmsx.frontend.memory_budget import DEFAULT_QUOTA
 from ovmsx.genai.task_graph import (
     TEXT_GENERATION,
+    EncoderFlags,
     TaskError,
     TextGenerationFlags,
+    check_encoder_flags,
     check_flags,
     check_task,
 )
@@ -181,6 +183,8 @@ class ServerOptions:
     """``--task``: serve ``--model_path`` through a graph built in memory (genai/task_graph.py)."""
     text_generation: TextGenerationFlags | None = None
     """The ``--task text_generation`` flags given (None: none given)."""
+    encoder: EncoderFlags | None = None
+    """The ``--task embeddings`` / ``--task rerank`` flags given (None: none given)."""
 
     @property
     def memory_quota(self) -> int:
@@ -368,7 +372,7 @@ def _add_task_flags(parser: argparse.ArgumentParser) -> None:
         "generative AI: serve --model_path through a graph built from these flags"
     )
     add = group.add_argument
-    add("--task", metavar="TASK", help="text_generation (embeddings, rerank, ...: not yet)")
+    add("--task", metavar="TASK", help="text_generation, embeddings or rerank")
     add("--max_num_seqs", type=_uint, metavar="N", help="sequences processed together (256)")
     add("--max_num_batched_tokens", type=_uint, metavar="N", help="tokens per step (256)")
     add("--cache_size", type=_uint, metavar="GB", help="KV cache in GB; 0 = grows as needed (0)")
@@ -387,6 +391,11 @@ def _add_task_flags(parser: argparse.ArgumentParser) -> None:
         "--model_distribution_policy", metavar="POLICY", help="TENSOR_PARALLEL or PIPELINE_PARALLEL"
     )
     add("--draft_source_model", metavar="PATH", help="draft model for speculative decoding")
+    add("--normalize", type=_bool, metavar="BOOL", help="embeddings: L2-normalise (true)")
+    add("--truncate", type=_bool, metavar="BOOL", help="embeddings: cut long inputs (false)")
+    add("--pooling", metavar="MODE", help="embeddings: CLS, LAST or MEAN (from the folder)")
+    add("--num_streams", type=_uint, metavar="N", help="embeddings, rerank: CPU streams (1)")
+    add("--max_allowed_chunks", type=_uint, metavar="N", help="rerank: most chunks (10000)")
 
 
 def parse_options(argv: Sequence[str] | None = None) -> ServerOptions:
@@ -467,6 +476,7 @@ def _options(args: argparse.Namespace) -> ServerOptions:
         allow_credentials=args.allow_credentials,
         task=args.task,
         text_generation=_text_generation_flags(args),
+        encoder=_encoder_flags(args),
     )
 
 
@@ -481,6 +491,25 @@ def _text_generation_flags(args: argparse.Namespace) -> TextGenerationFlags | No
     flags = TextGenerationFlags(**given)
     try:
         check_flags(flags)
+    except TaskError as error:
+        raise UsageError(str(error)) from None
+    return flags
+
+
+def _encoder_flags(args: argparse.Namespace) -> EncoderFlags | None:
+    given = {
+        field.name: getattr(args, field.name)
+        for field in dataclasses.fields(EncoderFlags)
+        if getattr(args, field.name) is not None
+    }
+    if not given:
+        return None
+    flags = EncoderFlags(**given)
+    task = args.task or TEXT_GENERATION
+    if args.task is None:
+        raise UsageError(f"--{next(iter(given))} needs --task embeddings or --task rerank")
+    try:
+        check_encoder_flags(task, flags, list(given))
     except TaskError as error:
         raise UsageError(str(error)) from None
     return flags
@@ -514,6 +543,8 @@ def _check(options: ServerOptions, args: argparse.Namespace) -> None:
             check_task(options.task or TEXT_GENERATION)
         except TaskError as error:
             raise UsageError(str(error)) from None
+        if options.text_generation is not None and options.task not in (None, TEXT_GENERATION):
+            raise UsageError(f"--task {options.task} takes no text_generation flags")
     cores = os.cpu_count() or 1
     if not 1 <= options.grpc_workers <= cores:
         raise UsageError(f"grpc_workers count should be from 1 to CPU core count : {cores}")

@@ -30,10 +30,14 @@ from ovmsx.config.server_config import (
     parse_config,
 )
 from ovmsx.genai.task_graph import (
+    EMBEDDINGS,
+    RERANK,
+    EncoderFlags,
     TaskError,
     TextGenerationFlags,
     check_task,
     detect_task,
+    encoder_graph,
     text_generation_graph,
 )
 from ovmsx.status import StatusCode, StatusError
@@ -106,13 +110,22 @@ def task_graph_config(options: ServerOptions) -> MediapipeConfig | None:
             check_task(task)
         except TaskError as error:
             raise ConfigError(folder, "--task", str(error)) from None
-    text = text_generation_graph(
-        folder,
-        options.text_generation or TextGenerationFlags(),
-        device=options.target_device,
-        plugin_config=options.plugin_config,
-        cache_dir=options.cache_dir,
-    )
+    if task in (EMBEDDINGS, RERANK):
+        text = encoder_graph(
+            task,
+            folder.resolve(),
+            options.encoder or EncoderFlags(),
+            device=options.target_device,
+            plugin_config=options.plugin_config,
+        )
+    else:
+        text = text_generation_graph(
+            folder,
+            options.text_generation or TextGenerationFlags(),
+            device=options.target_device,
+            plugin_config=options.plugin_config,
+            cache_dir=options.cache_dir,
+        )
     assert options.model_name is not None
     return MediapipeConfig.in_memory(options.model_name, folder, text)
 

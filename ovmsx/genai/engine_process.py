@@ -35,7 +35,8 @@ from ovmsx.genai.byte_level_text import ByteLevelText, StreamedText
 from ovmsx.genai.continuous_batching import continuous_batching_pipeline
 from ovmsx.genai.engine_messages import EngineInfo, EngineRequest
 from ovmsx.genai.generation_config import UNSET, request_config
-from ovmsx.genai.llm_options import EngineSettings, max_model_length
+from ovmsx.genai.llm_options import EngineSettings
+from ovmsx.genai.model_folder import max_model_length
 from ovmsx.genai.text_decoder import TextDecoder, decode_steps
 from ovmsx.genai.wire import FrameReader, pack, receive, send
 

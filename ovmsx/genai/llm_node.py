@@ -18,13 +18,8 @@ from ovmsx.genai.chat_template import ChatTemplate
 from ovmsx.genai.engine_client import EngineClient
 from ovmsx.genai.llm_options import EngineSettings, read_options
 from ovmsx.genai.llm_servable import LLMServable
-from ovmsx.graph.calculator import (
-    Calculator,
-    CalculatorContext,
-    CalculatorNode,
-    GraphLoad,
-    NodeFailure,
-)
+from ovmsx.genai.v3_node import OnlyOverV3, checked_options
+from ovmsx.graph.calculator import Calculator, CalculatorNode, GraphLoad
 from ovmsx.graph.graph_config import NodeConfig
 from ovmsx.log_format import LEVELS
 from ovmsx.status import StatusCode, status_error
@@ -34,21 +29,12 @@ CALCULATOR = "HttpLLMCalculator"
 
 
 class LLMNode(CalculatorNode):
+    # The server gives the node its servable; no request or node provides it.
+    optional_side_packets = frozenset({"LLM_NODE_RESOURCES", "LLM_NODE_EXECUTION_CONTEXTS"})
+
     def __init__(self, node: NodeConfig, load: GraphLoad) -> None:
         super().__init__(node, load)
-        options = node.options.get(OPTIONS)
-        if options is None:
-            raise status_error(StatusCode.LLM_NODE_MISSING_OPTIONS, f"node {node.label}")
-        if not node.name:
-            raise status_error(StatusCode.LLM_NODE_MISSING_NAME, f"node {node.label}")
-        if load.graph is not None:
-            twins = [
-                other
-                for other in load.graph.nodes
-                if other.name == node.name and other.calculator.endswith("LLMCalculator")
-            ]
-            if len(twins) > 1:
-                raise status_error(StatusCode.LLM_NODE_NAME_ALREADY_EXISTS, node.name)
+        options = checked_options(node, load, OPTIONS, "LLMCalculator")
         self.settings, self.limits = read_options(options, load.base_dir, node.name)
         self.servable: LLMServable | None = None
 
@@ -89,19 +75,8 @@ class LLMNode(CalculatorNode):
             servable.engine.close()
 
     def create(self) -> Calculator:
-        return _OnlyOverV3(self.node.label)
-
-
-class _OnlyOverV3(Calculator):
-    def __init__(self, label: str) -> None:
-        self._label = label
-
-    def process(self, context: CalculatorContext) -> None:
-        raise NodeFailure(
-            f"{CALCULATOR} {self._label} serves the OpenAI-compatible API: send requests to "
-            "/v3/chat/completions or /v3/completions",
-            "INVALID_ARGUMENT",
-        )
+        endpoints = "/v3/chat/completions or /v3/completions"
+        return OnlyOverV3(CALCULATOR, self.node.label, endpoints)
 
 
 def _with_server_logging(settings: EngineSettings) -> EngineSettings:

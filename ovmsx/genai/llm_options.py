@@ -46,15 +46,6 @@ MINJA = 0
 # Files whose presence makes a folder a vision-language (or omni) model, as OVMS decides.
 _VLM_FILES = ("openvino_text_embeddings_model.xml", "openvino_vision_embeddings_model.bin")
 _OMNI_FILE = "openvino_talker_model.xml"
-# config.json fields holding the model's context length, the first unsigned one wins.
-_LENGTH_FIELDS = (
-    "max_position_embeddings",
-    "n_positions",
-    "seq_len",
-    "seq_length",
-    "n_ctx",
-    "sliding_window",
-)
 
 
 @dataclass(frozen=True)
@@ -98,8 +89,8 @@ class RequestLimits:
 def read_options(options, base_dir: Path, node: str) -> tuple[EngineSettings, RequestLimits]:
     """``options``: an ``LLMCalculatorOptions`` message; ``base_dir``: the graph's folder."""
     _refuse_unhonoured(options, node)
-    path = _models_path(options.models_path, base_dir, node)
-    plugin_config = _plugin_config(options.plugin_config, node)
+    path = resolve_models_path(options.models_path, base_dir, node)
+    plugin_config = parse_plugin_config(options.plugin_config, node)
     prompt_lookup = bool(plugin_config.pop("prompt_lookup", False))
     pipeline = _pipeline(options, path, node)
     settings = EngineSettings(
@@ -131,21 +122,6 @@ def read_options(options, base_dir: Path, node: str) -> tuple[EngineSettings, Re
     return settings, limits
 
 
-def max_model_length(folder: Path) -> int | None:
-    """The context length ``config.json`` gives (OVMS's ``parseMaxModelLength``), or None."""
-    try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(config, dict):
-        return None
-    for name in _LENGTH_FIELDS:
-        value = config.get(name)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return value
-    return None
-
-
 def _draft(options, base_dir: Path, node: str) -> dict | None:
     if not options.HasField("draft_models_path"):
         return None
@@ -156,7 +132,7 @@ def _draft(options, base_dir: Path, node: str) -> dict | None:
 
     return {
         "models_path": str(
-            _models_path(options.draft_models_path, base_dir, node, "draft_models_path")
+            resolve_models_path(options.draft_models_path, base_dir, node, "draft_models_path")
         ),
         "device": options.draft_device or options.device or "CPU",
         "max_num_batched_tokens": draft_or_main("max_num_batched_tokens"),
@@ -227,7 +203,7 @@ def _not_supported(node: str, names: str, what: str):
     )
 
 
-def _models_path(text: str, base_dir: Path, node: str, field: str = "models_path") -> Path:
+def resolve_models_path(text: str, base_dir: Path, node: str, field: str = "models_path") -> Path:
     """The folder (or .gguf file) ``field`` names; OVMS's load errors when there is none."""
     if not text:
         raise status_error(
@@ -253,7 +229,7 @@ def _models_path(text: str, base_dir: Path, node: str, field: str = "models_path
     )
 
 
-def _plugin_config(text: str, node: str) -> dict:
+def parse_plugin_config(text: str, node: str) -> dict:
     if not text:
         return {}
     try:

@@ -24,8 +24,11 @@ TASKS = (
     "text2speech",
     "speech2text",
 )
-SERVED_TASKS = ("text_generation",)
+SERVED_TASKS = ("text_generation", "embeddings", "rerank")
 TEXT_GENERATION = "text_generation"
+EMBEDDINGS = "embeddings"
+RERANK = "rerank"
+POOLINGS = ("CLS", "LAST", "MEAN")
 # OVMS's own parser names; ovmsx refuses them at load until it has parsers (llm_options.py).
 TOOL_PARSERS = (
     "llama3", "hermes3", "phi4", "mistral", "gptoss", "qwen3coder", "devstral", "lfm2", "gemma4",
@@ -61,6 +64,27 @@ class TextGenerationFlags:
     draft_source_model: str | None = None
 
 
+@dataclass(frozen=True)
+class EncoderFlags:
+    """The ``--task embeddings`` and ``--task rerank`` flags, with OVMS's CLI defaults."""
+
+    normalize: bool = True
+    truncate: bool = False
+    pooling: str | None = None
+    num_streams: int = 1
+    max_allowed_chunks: int = 10000
+
+
+# Which task each encoder flag belongs to (a flag of another task is refused).
+ENCODER_FLAG_TASKS = {
+    "normalize": EMBEDDINGS,
+    "truncate": EMBEDDINGS,
+    "pooling": EMBEDDINGS,
+    "num_streams": None,  # both
+    "max_allowed_chunks": RERANK,
+}
+
+
 def check_task(task: str) -> None:
     if task not in TASKS:
         raise TaskError(f"Error: --task parameter unsupported value: {task}")
@@ -83,6 +107,53 @@ def check_flags(flags: TextGenerationFlags) -> None:
         raise TaskError(
             f"--pipeline_type {flags.pipeline_type}: choose one of {', '.join(PIPELINE_TYPES)}"
         )
+
+
+def check_encoder_flags(task: str, flags: EncoderFlags, given: list[str]) -> None:
+    """``given``: the encoder flags on the command line, by field name."""
+    for name in given:
+        owner = ENCODER_FLAG_TASKS[name]
+        if task == TEXT_GENERATION or (owner is not None and owner != task):
+            raise TaskError(f"--{name} is not a flag of --task {task}")
+    if flags.pooling is not None and flags.pooling not in POOLINGS:
+        raise TaskError(f"--pooling {flags.pooling}: choose one of {', '.join(POOLINGS)}")
+    if flags.num_streams < 1:
+        raise TaskError("--num_streams must be at least 1")
+
+
+def encoder_graph(
+    task: str,
+    models_path: Path,
+    flags: EncoderFlags,
+    device: str | None = None,
+    plugin_config: str | None = None,
+) -> str:
+    """The graph OVMS's ``--task embeddings`` or ``--task rerank`` writes, for ``models_path``
+    (absolute)."""
+    options: list[tuple[str, str]] = [("models_path", _quoted(str(models_path)))]
+    plugin = _json_object(plugin_config)
+    plugin.setdefault("NUM_STREAMS", str(flags.num_streams))
+    if task == EMBEDDINGS:
+        options.append(("normalize_embeddings", _bool(flags.normalize)))
+        options.append(("truncate", _bool(flags.truncate)))
+        if flags.pooling:
+            options.append(("pooling", flags.pooling))
+        calculator, name, side_packet = "EmbeddingsCalculatorOV", "EmbeddingsExecutor", "EMBEDDINGS"
+    else:
+        options.append(("max_allowed_chunks", str(flags.max_allowed_chunks)))
+        calculator, name, side_packet = "RerankCalculatorOV", "RerankExecutor", "RERANK"
+    if device:
+        options.append(("target_device", _quoted(device)))
+    options.append(("plugin_config", _quoted(json.dumps(plugin))))
+    body = "\n".join(f"      {option}: {value}," for option, value in options)
+    return _ENCODER_GRAPH.format(
+        version=__version__,
+        calculator=calculator,
+        name=name,
+        side_packet=side_packet,
+        servable=name.removesuffix("Executor").lower(),
+        options=body.rstrip(","),
+    )
 
 
 def detect_task(folder: Path) -> str | None:
@@ -160,15 +231,20 @@ def text_generation_graph(
     return _GRAPH.format(version=__version__, options=body.rstrip(","))
 
 
+def _json_object(given: str | None) -> dict:
+    if not given:
+        return {}
+    try:
+        config = json.loads(given)
+    except ValueError as error:
+        raise TaskError(f"--plugin_config is not valid JSON: {error}") from None
+    if not isinstance(config, dict):
+        raise TaskError("--plugin_config must be a JSON object")
+    return config
+
+
 def _plugin_config(flags: TextGenerationFlags, given: str | None, cache_dir: Path | None) -> dict:
-    config: dict = {}
-    if given:
-        try:
-            config = json.loads(given)
-        except ValueError as error:
-            raise TaskError(f"--plugin_config is not valid JSON: {error}") from None
-        if not isinstance(config, dict):
-            raise TaskError("--plugin_config must be a JSON object")
+    config = _json_object(given)
     from_flags = {
         "KV_CACHE_PRECISION": flags.kv_cache_precision or None,
         "MAX_PROMPT_LEN": flags.max_prompt_len,
@@ -241,6 +317,25 @@ node: {{
           tag_index: "LOOPBACK:0"
         }}
       }}
+    }}
+  }}
+}}
+"""
+
+_ENCODER_GRAPH = """\
+# File created with: ovmsx {version}
+input_stream: "REQUEST_PAYLOAD:input"
+output_stream: "RESPONSE_PAYLOAD:output"
+
+node {{
+  name: "{name}"
+  input_side_packet: "{side_packet}_NODE_RESOURCES:{servable}"
+  calculator: "{calculator}"
+  input_stream: "REQUEST_PAYLOAD:input"
+  output_stream: "RESPONSE_PAYLOAD:output"
+  node_options: {{
+    [type.googleapis.com / mediapipe.{calculator}Options]: {{
+{options}
     }}
   }}
 }}

@@ -28,10 +28,14 @@ import orjson
 
 from ovmsx import _core
 from ovmsx.frontend.request_observer import RequestObserver
+from ovmsx.genai.embeddings_node import EmbeddingsNode
+from ovmsx.genai.encoder_answer import encoder_answer
 from ovmsx.genai.generation_meter import GenerationMeter
 from ovmsx.genai.llm_node import LLMNode
 from ovmsx.genai.openai_request import CHAT, COMPLETIONS
+from ovmsx.genai.rerank_node import RerankNode
 from ovmsx.genai.v3_errors import V3Error, invalid_json
+from ovmsx.graph.calculator import CalculatorNode
 from ovmsx.in_flight import InFlight
 from ovmsx.metrics.families import REST, STREAM, UNARY
 from ovmsx.servables.model_version import VersionState
@@ -56,6 +60,7 @@ _WRONG_ENDPOINT = (
     "Wrong endpoint. Allowed endpoints: /v[13]/chat/completions, /v[13]/completions, "
     "/v[13]/responses, /v[13]/tokenize"
 )
+V3_NODES = (LLMNode, EmbeddingsNode, RerankNode)
 # A graph still loading is waited for this long before the request is refused, as OVMS does.
 NOT_LOADED_WAIT_S = 0.5
 
@@ -138,14 +143,18 @@ class V3App:
             )
         document = _parse(body, path)
         name = document["model"]
-        node, in_flight = await self._llm_node(name)
+        node, in_flight = await self._v3_node(name)
         # Held until the answer is complete: a reload retires the graph (and stops its engine)
         # only once the requests on it have ended.
         in_flight.enter()
-        meter = self._meter(name, document.get("stream") is True, in_flight.leave)
+        llm = isinstance(node, LLMNode)
+        meter = self._meter(name, llm and document.get("stream") is True, in_flight.leave, llm)
         meter.accepted()
         try:
-            response = await self._answer(path, document, node, meter)
+            if llm:
+                response = await self._answer(path, document, node, meter)
+            else:
+                response = V3Response(200, await encoder_answer(node, document))
         except BaseException:
             meter.end(False)
             raise
@@ -155,12 +164,12 @@ class V3App:
         # A stream counts its chunks and ends the call itself (llm_servable.AnswerStream).
         return response
 
-    def _meter(self, name: str, stream: bool, release) -> GenerationMeter:
+    def _meter(self, name: str, stream: bool, release, llm: bool) -> GenerationMeter:
         observer = self._observer
         call = observer.graph_call(REST, STREAM if stream else UNARY, name) if observer else None
         metrics = getattr(self._registry, "metrics", None)
-        llm = metrics.llm_series(name) if metrics is not None else None
-        return GenerationMeter(call, llm, release)
+        series = metrics.llm_series(name) if metrics is not None and llm else None
+        return GenerationMeter(call, series, release)
 
     async def _answer(
         self, path: str, document: dict, node: LLMNode, meter: GenerationMeter
@@ -186,7 +195,7 @@ class V3App:
             return V3Response(200, answer)
         return V3Response(200, answer, SSE)
 
-    async def _llm_node(self, name: str) -> tuple[LLMNode, InFlight]:
+    async def _v3_node(self, name: str) -> tuple[CalculatorNode, InFlight]:
         graph = self._registry.graphs.get(name)
         if graph is None:
             raise V3Error(404, render(StatusCode.MEDIAPIPE_DEFINITION_NAME_MISSING))
@@ -201,12 +210,12 @@ class V3App:
                 reason = f"{name}: {graph.error.message}" if graph.error is not None else name
                 raise V3Error(500, render(StatusCode.MEDIAPIPE_DEFINITION_NOT_LOADED_YET, reason))
         for node in graph.nodes:
-            if isinstance(node, LLMNode) and graph.plan is not None:
+            if isinstance(node, V3_NODES) and graph.plan is not None:
                 return node, graph.plan.in_flight
         raise V3Error(
             400,
             f"graph {name} does not serve the OpenAI-compatible API (it has no "
-            "HttpLLMCalculator node)",
+            "HttpLLMCalculator, EmbeddingsCalculatorOV or RerankCalculatorOV node)",
         )
 
 

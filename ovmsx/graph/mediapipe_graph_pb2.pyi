@@ -363,3 +363,51 @@ class LLMCalculatorOptions(_message.Message):
     cache_interval_multiplier: int
     chat_template_mode: LLMCalculatorOptions.ChatTemplateMode
     def __init__(self, models_path: _Optional[str] = ..., max_num_batched_tokens: _Optional[int] = ..., cache_size: _Optional[int] = ..., max_num_seqs: _Optional[int] = ..., dynamic_split_fuse: bool = ..., device: _Optional[str] = ..., plugin_config: _Optional[str] = ..., best_of_limit: _Optional[int] = ..., max_tokens_limit: _Optional[int] = ..., enable_prefix_caching: bool = ..., draft_models_path: _Optional[str] = ..., draft_device: _Optional[str] = ..., draft_max_num_batched_tokens: _Optional[int] = ..., draft_cache_size: _Optional[int] = ..., draft_block_size: _Optional[int] = ..., draft_max_num_seqs: _Optional[int] = ..., draft_dynamic_split_fuse: bool = ..., draft_eagle3_mode: bool = ..., pipeline_type: _Optional[_Union[LLMCalculatorOptions.PipelineType, str]] = ..., cache_eviction_config: _Optional[_Union[LLMCalculatorOptions.CacheEvictionConfig, _Mapping]] = ..., tool_parser: _Optional[str] = ..., reasoning_parser: _Optional[str] = ..., enable_tool_guided_generation: bool = ..., sparse_attention_config: _Optional[_Union[LLMCalculatorOptions.SparseAttentionConfig, _Mapping]] = ..., cache_interval_multiplier: _Optional[int] = ..., chat_template_mode: _Optional[_Union[LLMCalculatorOptions.ChatTemplateMode, str]] = ...) -> None: ...
+
+class EmbeddingsCalculatorOVOptions(_message.Message):
+    __slots__ = ("models_path", "normalize_embeddings", "target_device", "plugin_config", "pooling", "truncate", "max_length")
+    class Pooling(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        CLS: _ClassVar[EmbeddingsCalculatorOVOptions.Pooling]
+        LAST: _ClassVar[EmbeddingsCalculatorOVOptions.Pooling]
+        LAST_TOKEN: _ClassVar[EmbeddingsCalculatorOVOptions.Pooling]
+        MEAN: _ClassVar[EmbeddingsCalculatorOVOptions.Pooling]
+    CLS: EmbeddingsCalculatorOVOptions.Pooling
+    LAST: EmbeddingsCalculatorOVOptions.Pooling
+    LAST_TOKEN: EmbeddingsCalculatorOVOptions.Pooling
+    MEAN: EmbeddingsCalculatorOVOptions.Pooling
+    EXT_FIELD_NUMBER: _ClassVar[int]
+    ext: _descriptor.FieldDescriptor
+    MODELS_PATH_FIELD_NUMBER: _ClassVar[int]
+    NORMALIZE_EMBEDDINGS_FIELD_NUMBER: _ClassVar[int]
+    TARGET_DEVICE_FIELD_NUMBER: _ClassVar[int]
+    PLUGIN_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    POOLING_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATE_FIELD_NUMBER: _ClassVar[int]
+    MAX_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    models_path: str
+    normalize_embeddings: bool
+    target_device: str
+    plugin_config: str
+    pooling: EmbeddingsCalculatorOVOptions.Pooling
+    truncate: bool
+    max_length: int
+    def __init__(self, models_path: _Optional[str] = ..., normalize_embeddings: bool = ..., target_device: _Optional[str] = ..., plugin_config: _Optional[str] = ..., pooling: _Optional[_Union[EmbeddingsCalculatorOVOptions.Pooling, str]] = ..., truncate: bool = ..., max_length: _Optional[int] = ...) -> None: ...
+
+class RerankCalculatorOVOptions(_message.Message):
+    __slots__ = ("models_path", "max_allowed_chunks", "max_length", "target_device", "plugin_config", "max_position_embeddings")
+    EXT_FIELD_NUMBER: _ClassVar[int]
+    ext: _descriptor.FieldDescriptor
+    MODELS_PATH_FIELD_NUMBER: _ClassVar[int]
+    MAX_ALLOWED_CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    MAX_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    TARGET_DEVICE_FIELD_NUMBER: _ClassVar[int]
+    PLUGIN_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    MAX_POSITION_EMBEDDINGS_FIELD_NUMBER: _ClassVar[int]
+    models_path: str
+    max_allowed_chunks: int
+    max_length: int
+    target_device: str
+    plugin_config: str
+    max_position_embeddings: int
+    def __init__(self, models_path: _Optional[str] = ..., max_allowed_chunks: _Optional[int] = ..., max_length: _Optional[int] = ..., target_device: _Optional[str] = ..., plugin_config: _Optional[str] = ..., max_position_embeddings: _Optional[int] = ...) -> None: ...

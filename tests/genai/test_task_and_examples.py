@@ -14,7 +14,8 @@ from llm_graphs import SCRIPT, write_llm_folder
 from rest_process import RestProcess, rest_served
 from serving_process import free_port, run_to_exit
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "llm"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLE = EXAMPLES / "llm"
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 
 
@@ -64,7 +65,12 @@ def test_max_tokens_limit_from_the_command_line(bare_folder: Path, tmp_path: Pat
     ("flags", "message"),
     [
         (["--task", "painting"], "Error: --task parameter unsupported value: painting"),
-        (["--task", "embeddings"], "--task embeddings: ovmsx does not serve this task yet"),
+        (["--task", "image_generation"], "--task image_generation: ovmsx does not serve this"),
+        (["--task", "embeddings", "--max_num_seqs", "4"], "--task embeddings takes no text_gen"),
+        (["--task", "text_generation", "--pooling", "CLS"], "--pooling is not a flag of --task"),
+        (["--task", "rerank", "--normalize", "true"], "--normalize is not a flag of --task rerank"),
+        (["--task", "embeddings", "--pooling", "MAX"], "--pooling MAX: choose one of CLS, LAST"),
+        (["--truncate", "true"], "--truncate needs --task embeddings or --task rerank"),
         (
             ["--task", "text_generation", "--tool_parser", "nope"],
             'Unsupported tool_parser: "nope". Supported tool parsers are: llama3',
@@ -113,3 +119,36 @@ def test_the_llm_example_runs_as_its_readme_says(tmp_path: Path) -> None:
     assert "finish_reason length" in finish
     assert streamed.startswith("streamed: ")
     assert len(streamed) > 20
+
+
+def test_the_rag_example_runs_as_its_readme_says(tmp_path: Path) -> None:
+    example = tmp_path / "examples"
+    for name in ("rag", "llm"):
+        shutil.copytree(
+            EXAMPLES / name, example / name, ignore=shutil.ignore_patterns("models", "__pycache__")
+        )
+    rag = example / "rag"
+    for command in (
+        [str(rag / "build_encoder_folders.py"), str(rag / "models")],
+        [str(example / "llm" / "build_llm_folder.py"), str(rag / "models" / "llm")],
+    ):
+        subprocess.run([sys.executable, *command], check=True, capture_output=True)
+    with rest_served(["--config_path", str(rag / "config.json")], tmp_path) as server:
+        done = subprocess.run(
+            [sys.executable, str(rag / "client.py"), "--url", f"http://{server.url}/v3"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "retrieved:"
+    retrieved = [line.strip() for line in lines[1:4]]
+    assert lines[4] == "reranked:"
+    reranked = [line.strip().split(" ", 1) for line in lines[5:8]]
+    # The reranker saw the three retrieved documents and scored each in (0, 1).
+    assert sorted(text for _, text in reranked) == sorted(retrieved)
+    assert all(0 < float(score) < 1 for score, _ in reranked)
+    assert lines[8].startswith("answer: ")
+    assert len(lines[8]) > 20

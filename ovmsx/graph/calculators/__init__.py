@@ -16,14 +16,28 @@ BUILT_IN = {
 }
 
 
+# Generative AI is a room of its own (ovmsx/genai), imported when a graph names it.
 def _llm_node(node, load):
-    # Generative AI is a room of its own (ovmsx/genai), imported when a graph names it.
     from ovmsx.genai.llm_node import LLMNode
 
     return LLMNode(node, load)
 
 
+def _embeddings_node(node, load):
+    from ovmsx.genai.embeddings_node import EmbeddingsNode
+
+    return EmbeddingsNode(node, load)
+
+
+def _rerank_node(node, load):
+    from ovmsx.genai.rerank_node import RerankNode
+
+    return RerankNode(node, load)
+
+
 BUILT_IN["HttpLLMCalculator"] = _llm_node
+BUILT_IN["EmbeddingsCalculatorOV"] = _embeddings_node
+BUILT_IN["RerankCalculatorOV"] = _rerank_node
 
 for _name, _factory in BUILT_IN.items():
     register_factory(_name, _factory, "ovmsx (built in)")

@@ -1,0 +1,61 @@
+"""``RerankCalculatorOV``: the graph node that makes a graph a ``/v3/rerank`` servable, loaded,
+reloaded and retired as the embeddings node is (embeddings_node.py)."""
+
+from __future__ import annotations
+
+from ovmsx.genai.encoder_model import EncoderLoadError
+from ovmsx.genai.llm_options import parse_plugin_config
+from ovmsx.genai.rerank_servable import RerankServable, RerankSettings
+from ovmsx.genai.v3_node import OnlyOverV3, checked_options, encoder_folder
+from ovmsx.graph.calculator import Calculator, CalculatorNode, GraphLoad
+from ovmsx.graph.graph_config import NodeConfig
+from ovmsx.status import StatusCode, status_error
+
+OPTIONS = "mediapipe.RerankCalculatorOVOptions"
+CALCULATOR = "RerankCalculatorOV"
+ENDPOINTS = "/v3/rerank"
+
+
+class RerankNode(CalculatorNode):
+    # The server gives the node its servable; no request or node provides it.
+    optional_side_packets = frozenset({"RERANK_NODE_RESOURCES"})
+
+    def __init__(self, node: NodeConfig, load: GraphLoad) -> None:
+        super().__init__(node, load)
+        options = checked_options(node, load, OPTIONS, CALCULATOR)
+        lengths = [
+            getattr(options, name)
+            for name in ("max_length", "max_position_embeddings")
+            if options.HasField(name)
+        ]
+        if len(lengths) > 1:
+            raise status_error(
+                StatusCode.MEDIAPIPE_GRAPH_CONFIG_FILE_INVALID,
+                f"node {node.name}: max_length and max_position_embeddings name the same "
+                "setting; set one",
+            )
+        self.settings = RerankSettings(
+            models_path=encoder_folder(options.models_path, load.base_dir, node.name),
+            device=options.target_device or "CPU",
+            plugin_config=parse_plugin_config(options.plugin_config, node.name),
+            max_allowed_chunks=options.max_allowed_chunks,
+            max_length=lengths[0] if lengths else None,
+        )
+        self.servable: RerankServable | None = None
+
+    def load(self) -> None:
+        try:
+            self.servable = RerankServable(self.settings, self.node.name)
+        except EncoderLoadError as error:
+            raise status_error(
+                StatusCode.LLM_NODE_RESOURCE_STATE_INITIALIZATION_FAILED,
+                f"node {self.node.label}: {self.settings.models_path}: {error}",
+            ) from None
+
+    def retire(self) -> None:
+        servable, self.servable = self.servable, None
+        if servable is not None:
+            servable.close()
+
+    def create(self) -> Calculator:
+        return OnlyOverV3(CALCULATOR, self.node.label, ENDPOINTS)
