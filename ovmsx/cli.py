@@ -44,6 +44,14 @@ def _log_versions() -> None:
     logging.getLogger("ovmsx.models").info("Available devices for Open VINO: %s", devices)
 
 
+def _other_mode(argv: list[str]):
+    """OVMS's pull and config-management modes (ovmsx/pull), or None for a serving command
+    line; telling them apart does not import huggingface_hub."""
+    from ovmsx.pull.mode_args import parse_other_mode
+
+    return parse_other_mode(argv)
+
+
 def _process_name(role: WorkerRole | None) -> str:
     return "supervisor" if role is None else f"worker {role.index} pid {os.getpid()}"
 
@@ -52,8 +60,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     role = take_role()
     if role is not None:
         role.die_with_supervisor()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    other = None
     held = log_format.HeldRecords()
     try:
+        if role is None:  # workers get the serving command line, without the pull's flags
+            other = _other_mode(argv)
+            if other is not None and other.serve_argv is None:
+                from ovmsx.pull.cli import run_other_mode
+
+                return run_other_mode(other)
+            if other is not None:
+                argv = list(other.serve_argv)
         with held:  # warnings about flags wait for the log to be set up
             options = parse_options(argv)
     except UsageError as error:
@@ -63,6 +81,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ovmsx {__version__}")
         print(f"OpenVINO backend {_core.openvino_version()}")
         return 0
+    if other is not None:
+        # A pull that goes on to serve: the server's flags were checked above, before the
+        # download, as OVMS checks them.
+        from ovmsx.pull.cli import run_other_mode
+
+        code = run_other_mode(other)
+        if code:
+            return code
     try:
         _configure_logging(options, role, held.records)
     except OSError as error:
@@ -80,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The config was checked above, once: a bad one stops here, before any worker starts.
         from ovmsx.workers import supervise
 
-        return supervise(options, sys.argv[1:] if argv is None else argv)
+        return supervise(options, argv)
     code = asyncio.run(serve_options(options, read.servables, role, metrics, read.md5))
     _report_leftover_threads()
     return code

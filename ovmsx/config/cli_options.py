@@ -78,23 +78,16 @@ UNHONOURED_FLAGS = {
     "does not serve",
     "verbose_response": _LLM_ONLY,
 }
-# Flags of OVMS's other modes, refused with a message that says so (argparse would only call
-# them unrecognized): pulling and exporting models from Hugging Face, editing a config file.
-_PULL_MODE = "pulling and exporting models from Hugging Face (OVMS's generative AI mode)"
-_CONFIG_MODE = "editing config.json from the command line (OVMS's config management mode)"
-OTHER_MODE_FLAGS = {
-    "pull": _PULL_MODE,
-    "source_model": _PULL_MODE,
-    "source_loras": _PULL_MODE,
-    "gguf_filename": _PULL_MODE,
-    "overwrite_models": _PULL_MODE,
-    "weight-format": _PULL_MODE,
-    "extra_quantization_params": _PULL_MODE,
-    "model_repository_path": _PULL_MODE,
-    "list_models": _CONFIG_MODE,
-    "add_to_config": _CONFIG_MODE,
-    "remove_from_config": _CONFIG_MODE,
-}
+# Flags of OVMS's pull mode that mean nothing without it (ovmsx/pull takes the command lines
+# that name --pull or --source_model before these options are parsed).
+PULL_ONLY_FLAGS = (
+    "source_loras",
+    "gguf_filename",
+    "overwrite_models",
+    "weight-format",
+    "extra_quantization_params",
+    "model_repository_path",
+)
 # How ModelConfig fields are spelled on the command line, where they differ.
 _FLAG_OF_FIELD = {"name": "model_name", "base_path": "model_path"}
 
@@ -243,26 +236,26 @@ def build_parser() -> argparse.ArgumentParser:
     server = parser.add_argument_group("server options")
     add = server.add_argument
     add("--config_path", metavar="PATH", help="multi-model JSON configuration file")
-    add("--port", type=_uint, metavar="N", default=0, help="gRPC port (0: no gRPC server)")
+    add("--port", type=as_uint, metavar="N", default=0, help="gRPC port (0: no gRPC server)")
     add(
         "--grpc_bind_address",
         metavar="ADDRESSES",
         default="0.0.0.0",
         help="comma-separated gRPC addresses",
     )
-    add("--rest_port", type=_uint, metavar="N", default=0, help="HTTP port (0: no REST server)")
+    add("--rest_port", type=as_uint, metavar="N", default=0, help="HTTP port (0: no REST server)")
     add("--rest_bind_address", metavar="ADDRESS", default="0.0.0.0", help="REST address")
     add(
         "--grpc_workers",
-        type=_uint,
+        type=as_uint,
         metavar="N",
         default=1,
         help="serving processes sharing the gRPC port (1..CPU count)",
     )
-    add("--grpc_max_threads", type=_uint, metavar="N", help="gRPC resource quota: max threads")
+    add("--grpc_max_threads", type=as_uint, metavar="N", help="gRPC resource quota: max threads")
     add(
         "--grpc_memory_quota",
-        type=_uint,
+        type=as_uint,
         metavar="N",
         help="bytes of requests in flight, gRPC and REST together (default 2 GiB)",
     )
@@ -273,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add(
         "--rest_workers",
-        type=_uint,
+        type=as_uint,
         metavar="N",
         help="REST worker threads in OVMS (2..10000); checked, then unused: see --grpc_workers",
     )
@@ -288,14 +281,14 @@ def build_parser() -> argparse.ArgumentParser:
     add("--log_path", metavar="PATH", help="also write the log to this file")
     add(
         "--file_system_poll_wait_seconds",
-        type=_uint,
+        type=as_uint,
         metavar="N",
         default=1,
         help="config polling period",
     )
     add(
         "--custom_node_resources_cleaner_interval_seconds",
-        type=_uint,
+        type=as_uint,
         metavar="N",
         default=300,
         help="custom node resources cleaner period",
@@ -303,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--cache_dir", metavar="PATH", help="OpenVINO model cache folder")
     add(
         "--metrics_enable",
-        type=_bool,
+        type=as_bool,
         metavar="BOOL",
         nargs="?",
         const=True,
@@ -323,7 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--allowed_headers", metavar="HEADERS", default="*", help="CORS allowed headers (*)")
     add(
         "--allow_credentials",
-        type=_bool,
+        type=as_bool,
         metavar="BOOL",
         nargs="?",
         const=True,
@@ -334,13 +327,13 @@ def build_parser() -> argparse.ArgumentParser:
         add(f"--{flag}", metavar="VALUE", help="generative AI option, accepted and ignored")
     add(
         "--verbose_response",
-        type=_bool,
+        type=as_bool,
         metavar="BOOL",
         nargs="?",
         const=True,
         help="generative AI option, accepted and ignored",
     )
-    _add_task_flags(parser)
+    add_task_flags(parser)
     model = parser.add_argument_group("single model options (instead of --config_path)")
     add = model.add_argument
     add("--model_name", metavar="NAME", help="name clients use for the model")
@@ -357,7 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--layout", metavar="LAYOUT", help='layout like "NHWC:NCHW", or JSON {input: layout}')
     add("--model_version_policy", metavar="JSON", help='JSON, e.g. {"latest": {"num_versions": 1}}')
-    add("--nireq", type=_uint, metavar="N", help="parallel infer requests (0: automatic)")
+    add("--nireq", type=as_uint, metavar="N", help="parallel infer requests (0: automatic)")
     add("--target_device", metavar="DEVICE", help="OpenVINO device (default CPU)")
     add("--plugin_config", metavar="JSON", help="JSON object of OpenVINO properties")
     for flag in IGNORED_FLAGS:
@@ -367,35 +360,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_task_flags(parser: argparse.ArgumentParser) -> None:
+def add_task_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
         "generative AI: serve --model_path through a graph built from these flags"
     )
     add = group.add_argument
     add("--task", metavar="TASK", help="text_generation, embeddings or rerank")
-    add("--max_num_seqs", type=_uint, metavar="N", help="sequences processed together (256)")
-    add("--max_num_batched_tokens", type=_uint, metavar="N", help="tokens per step (256)")
-    add("--cache_size", type=_uint, metavar="GB", help="KV cache in GB; 0 = grows as needed (0)")
-    add("--enable_prefix_caching", type=_bool, metavar="BOOL", help="reuse prompt KV (true)")
-    add("--dynamic_split_fuse", type=_bool, metavar="BOOL", help="split long prompts (true)")
+    add("--max_num_seqs", type=as_uint, metavar="N", help="sequences processed together (256)")
+    add("--max_num_batched_tokens", type=as_uint, metavar="N", help="tokens per step (256)")
+    add("--cache_size", type=as_uint, metavar="GB", help="KV cache in GB; 0 = grows as needed (0)")
+    add("--enable_prefix_caching", type=as_bool, metavar="BOOL", help="reuse prompt KV (true)")
+    add("--dynamic_split_fuse", type=as_bool, metavar="BOOL", help="split long prompts (true)")
     add("--pipeline_type", metavar="TYPE", help="LM, LM_CB or AUTO (AUTO)")
-    add("--max_tokens_limit", type=_uint, metavar="N", help="largest max_tokens a request may ask")
-    add("--best_of_limit", type=_uint, metavar="N", help="largest best_of a request may ask (20)")
+    add(
+        "--max_tokens_limit", type=as_uint, metavar="N", help="largest max_tokens a request may ask"
+    )
+    add("--best_of_limit", type=as_uint, metavar="N", help="largest best_of a request may ask (20)")
     add("--reasoning_parser", metavar="NAME", help="reasoning parser (not yet served)")
     add("--tool_parser", metavar="NAME", help="tool call parser (not yet served)")
-    add("--enable_tool_guided_generation", type=_bool, metavar="BOOL", help="(not yet served)")
-    add("--cache_interval_multiplier", type=_uint, metavar="N", help="KV cache block interval")
+    add("--enable_tool_guided_generation", type=as_bool, metavar="BOOL", help="(not yet served)")
+    add("--cache_interval_multiplier", type=as_uint, metavar="N", help="KV cache block interval")
     add("--kv_cache_precision", metavar="PRECISION", help="KV cache precision, e.g. u8")
-    add("--max_prompt_len", type=_uint, metavar="N", help="NPU: longest prompt")
+    add("--max_prompt_len", type=as_uint, metavar="N", help="NPU: longest prompt")
     add(
         "--model_distribution_policy", metavar="POLICY", help="TENSOR_PARALLEL or PIPELINE_PARALLEL"
     )
     add("--draft_source_model", metavar="PATH", help="draft model for speculative decoding")
-    add("--normalize", type=_bool, metavar="BOOL", help="embeddings: L2-normalise (true)")
-    add("--truncate", type=_bool, metavar="BOOL", help="embeddings: cut long inputs (false)")
+    add("--normalize", type=as_bool, metavar="BOOL", help="embeddings: L2-normalise (true)")
+    add("--truncate", type=as_bool, metavar="BOOL", help="embeddings: cut long inputs (false)")
     add("--pooling", metavar="MODE", help="embeddings: CLS, LAST or MEAN (from the folder)")
-    add("--num_streams", type=_uint, metavar="N", help="embeddings, rerank: CPU streams (1)")
-    add("--max_allowed_chunks", type=_uint, metavar="N", help="rerank: most chunks (10000)")
+    add("--num_streams", type=as_uint, metavar="N", help="embeddings, rerank: CPU streams (1)")
+    add("--max_allowed_chunks", type=as_uint, metavar="N", help="rerank: most chunks (10000)")
 
 
 def parse_options(argv: Sequence[str] | None = None) -> ServerOptions:
@@ -426,10 +421,9 @@ def parse_options(argv: Sequence[str] | None = None) -> ServerOptions:
 def _refuse_other_modes(argv: Sequence[str]) -> None:
     for token in argv:
         flag = token.partition("=")[0].removeprefix("--")
-        if token.startswith("--") and flag in OTHER_MODE_FLAGS:
+        if token.startswith("--") and flag in PULL_ONLY_FLAGS:
             raise UsageError(
-                f"--{flag}: ovmsx has no mode for {OTHER_MODE_FLAGS[flag]}; it serves models, "
-                "pipelines and graphs given with --config_path or --model_name and --model_path"
+                f"--{flag} belongs to the pull mode: give it with --source_model (and --pull)"
             )
 
 
@@ -585,7 +579,7 @@ def _check(options: ServerOptions, args: argparse.Namespace) -> None:
         raise UsageError("log_level should be one of: " + ", ".join(LOG_LEVELS))
 
 
-def _uint(text: str) -> int:
+def as_uint(text: str) -> int:
     if not _DIGITS.fullmatch(text.strip()):
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
     return int(text)
@@ -601,7 +595,7 @@ def _seconds(text: str) -> float:
     return seconds
 
 
-def _bool(text: str) -> bool:
+def as_bool(text: str) -> bool:
     words = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
     try:
         return words[text.strip().lower()]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ovmsx.config.cli_options import OTHER_MODE_FLAGS, UNHONOURED_FLAGS, parse_options
+from ovmsx.config.cli_options import PULL_ONLY_FLAGS, UNHONOURED_FLAGS, parse_options
 from ovmsx.config.errors import UsageError
 
 VALUES = {
@@ -44,10 +44,10 @@ def test_flags_left_at_their_defaults_say_nothing(
     assert not caplog.records
 
 
-@pytest.mark.parametrize("flag", sorted(OTHER_MODE_FLAGS))
-def test_a_flag_of_another_ovms_mode_is_refused_by_name(tmp_path: Path, flag: str) -> None:
-    # Other flags of that mode follow; the message is about the mode, not about them.
+@pytest.mark.parametrize("flag", sorted(PULL_ONLY_FLAGS))
+def test_a_pull_flag_without_a_pull_is_refused_by_name(tmp_path: Path, flag: str) -> None:
+    # Other flags follow; the message is about the pull mode, not about them.
     with pytest.raises(UsageError) as refused:
         parse_options([f"--{flag}=x", "--max_num_seqs", "4", *_single_model(tmp_path)])
-    assert str(refused.value).startswith(f"--{flag}: ovmsx has no mode for ")
+    assert str(refused.value).startswith(f"--{flag} belongs to the pull mode: ")
     assert refused.value.exit_code == 64

@@ -1,0 +1,5 @@
+import sys
+
+from ovmsx.pull.cli import main
+
+sys.exit(main())
