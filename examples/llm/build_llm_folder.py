@@ -17,8 +17,10 @@ The folder holds:
 
 --script TEXT makes the model's answer fixed: whatever the prompt, it generates TEXT and then
 its end-of-sequence token (each token of TEXT must appear once; see ``scripted_logits``), which
-tests use to check exact text, stop strings and finish reasons. Without it, the model emits
-readable random words and never ends on its own.
+tests use to check exact text, stop strings and finish reasons. With --script-at N as well, the
+script is placed by position instead, after a prompt of exactly N tokens, so its tokens may
+repeat (a JSON tool call, a reasoning block). Without a script, the model emits readable random
+words and never ends on its own.
 
 Needs: openvino, openvino-tokenizers, tokenizers, transformers (no torch).
 """
@@ -103,6 +105,19 @@ def scripted_logits(tokenizer, script: str) -> np.ndarray:
     return table
 
 
+def positional_logits(tokenizer, script: str, start: int) -> np.ndarray:
+    """A [positions, vocab] table: the logits at position ``start - 1 + i`` (which pick the
+    token at ``start + i``) favour the script's i-th token, then the end-of-sequence token.
+    Any token may repeat, but the answer is the script only for prompts of ``start`` tokens."""
+    ids = tokenizer.encode(script, add_special_tokens=False)
+    ids.append(tokenizer.convert_tokens_to_ids(EOS))
+    if start < 1 or start + len(ids) > MAX_POSITIONS:
+        raise SystemExit(f"--script-at must leave the script inside {MAX_POSITIONS} positions")
+    table = np.zeros((MAX_POSITIONS, len(tokenizer)), dtype=np.float32)
+    table[np.arange(start - 1, start - 1 + len(ids)), ids] = 1000.0
+    return table
+
+
 def _name(node, name: str):
     node.output(0).get_tensor().set_names({name})
     node.set_friendly_name(name)
@@ -110,7 +125,13 @@ def _name(node, name: str):
 
 
 def build_model(
-    vocab: int, hidden: int, heads: int, layers: int, bias: np.ndarray, table: np.ndarray | None
+    vocab: int,
+    hidden: int,
+    heads: int,
+    layers: int,
+    bias: np.ndarray,
+    table: np.ndarray | None,
+    by_position: bool = False,
 ) -> ov.Model:
     rng = np.random.default_rng(0)
     head_dim = hidden // heads
@@ -176,7 +197,9 @@ def build_model(
 
     logits = ops.add(ops.matmul(x, weight(hidden, vocab), False, False), ops.constant(bias))
     if table is not None:
-        logits = ops.add(logits, ops.gather(ops.constant(table), input_ids, 0))
+        # Rows by the current token (scripted_logits) or by position (positional_logits).
+        key = position_ids if by_position else input_ids
+        logits = ops.add(logits, ops.gather(ops.constant(table), key, 0))
     result = _name(ops.result(logits), "logits")
     result.input_value(0).get_tensor().set_names({"logits"})
     return ov.Model([result], sinks, [input_ids, attention_mask, position_ids, beam_idx], "llm")
@@ -186,6 +209,7 @@ def write_llm_folder(
     out: Path,
     *,
     script: str | None = None,
+    script_at: int | None = None,
     vocab: int = 512,
     hidden: int = 64,
     heads: int = 4,
@@ -203,8 +227,13 @@ def write_llm_folder(
     ov.save_model(ov_detokenizer, out / "openvino_detokenizer.xml")
 
     bias = readable_bias(tokenizer)
-    table = scripted_logits(tokenizer, script) if script is not None else None
-    model = build_model(len(tokenizer), hidden, heads, layers, bias, table)
+    table = None
+    if script is not None and script_at is not None:
+        table = positional_logits(tokenizer, script, script_at)
+    elif script is not None:
+        table = scripted_logits(tokenizer, script)
+    by_position = script_at is not None
+    model = build_model(len(tokenizer), hidden, heads, layers, bias, table, by_position)
     ov.save_model(model, out / "openvino_model.xml", compress_to_fp16=False)
 
     eos = tokenizer.convert_tokens_to_ids(EOS)
@@ -230,6 +259,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--script", help="the fixed answer (default: random readable words)")
+    parser.add_argument(
+        "--script-at", type=int, help="prompt length in tokens: the script may repeat tokens"
+    )
     parser.add_argument("--vocab", type=int, default=512)
     parser.add_argument("--hidden", type=int, default=64)
     parser.add_argument("--heads", type=int, default=4)
@@ -238,6 +270,7 @@ def main() -> None:
     out = write_llm_folder(
         args.out,
         script=args.script,
+        script_at=args.script_at,
         vocab=args.vocab,
         hidden=args.hidden,
         heads=args.heads,

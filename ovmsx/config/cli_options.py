@@ -376,8 +376,8 @@ def add_task_flags(parser: argparse.ArgumentParser) -> None:
         "--max_tokens_limit", type=as_uint, metavar="N", help="largest max_tokens a request may ask"
     )
     add("--best_of_limit", type=as_uint, metavar="N", help="largest best_of a request may ask (20)")
-    add("--reasoning_parser", metavar="NAME", help="reasoning parser (not yet served)")
-    add("--tool_parser", metavar="NAME", help="tool call parser (not yet served)")
+    add("--reasoning_parser", metavar="NAME", help="reasoning parser, e.g. qwen3")
+    add("--tool_parser", metavar="NAME", help="tool call parser, e.g. hermes3")
     add("--enable_tool_guided_generation", type=as_bool, metavar="BOOL", help="(not yet served)")
     add("--cache_interval_multiplier", type=as_uint, metavar="N", help="KV cache block interval")
     add("--kv_cache_precision", metavar="PRECISION", help="KV cache precision, e.g. u8")

@@ -17,6 +17,7 @@ from pathlib import Path
 from ovmsx.genai.chat_template import ChatTemplate
 from ovmsx.genai.engine_client import EngineClient
 from ovmsx.genai.llm_options import EngineSettings, read_options
+from ovmsx.genai.llm_parsers import parser_options, servable_parsers
 from ovmsx.genai.llm_servable import LLMServable
 from ovmsx.genai.v3_node import OnlyOverV3, checked_options
 from ovmsx.graph.calculator import Calculator, CalculatorNode, GraphLoad
@@ -36,6 +37,7 @@ class LLMNode(CalculatorNode):
         super().__init__(node, load)
         options = checked_options(node, load, OPTIONS, "LLMCalculator")
         self.settings, self.limits = read_options(options, load.base_dir, node.name)
+        self.parser_options = parser_options(options, node.name)
         self.servable: LLMServable | None = None
 
     @property
@@ -67,7 +69,8 @@ class LLMNode(CalculatorNode):
                 "Warning: Chat template has not been loaded properly. Servable will not "
                 "respond to /chat/completions endpoint."
             )
-        self.servable = LLMServable(engine, template, self.limits, info)
+        parsers = servable_parsers(self.parser_options, template.source, self.node.name)
+        self.servable = LLMServable(engine, template, self.limits, info, parsers)
 
     def retire(self) -> None:
         servable, self.servable = self.servable, None

@@ -19,6 +19,7 @@ from ovmsx.genai.engine_client import EngineClient, EngineFailed, EngineUnavaila
 from ovmsx.genai.engine_messages import EngineInfo, EngineRequest
 from ovmsx.genai.generation_meter import GenerationMeter
 from ovmsx.genai.llm_options import RequestLimits
+from ovmsx.genai.llm_parsers import Parsers
 from ovmsx.genai.openai_request import CHAT, GenerationRequest, RequestError, parse_request
 from ovmsx.genai.openai_response import DONE, Reply
 from ovmsx.genai.tokenize_request import parse_tokenize, tokens_answer
@@ -27,12 +28,18 @@ from ovmsx.genai.v3_errors import V3Error, execution_error
 
 class LLMServable:
     def __init__(
-        self, engine: EngineClient, template: ChatTemplate, limits: RequestLimits, info: EngineInfo
+        self,
+        engine: EngineClient,
+        template: ChatTemplate,
+        limits: RequestLimits,
+        info: EngineInfo,
+        parsers: Parsers | None = None,
     ) -> None:
         self.engine = engine
         self.template = template
         self.limits = limits
         self.info = info
+        self.parsers = parsers or Parsers()
 
     async def answer(
         self, endpoint: str, body: dict, node: str, meter: GenerationMeter
@@ -45,6 +52,12 @@ class LLMServable:
             prompt = self._prompt(request)
         except (RequestError, TemplateError) as error:
             raise execution_error(node, str(error)) from None
+        parser = None
+        skip_special_tokens = request.skip_special_tokens
+        if endpoint == CHAT:
+            parser = self.parsers.for_request(request.tools, prompt)
+            if self.parsers.keeps_special_tokens(request.tools):
+                skip_special_tokens = False
         engine_request = EngineRequest(
             id=0,
             prompt=prompt,
@@ -53,13 +66,13 @@ class LLMServable:
             stream=request.stream,
             logprobs=request.logprobs,
             max_tokens=request.max_tokens,
-            skip_special_tokens=request.skip_special_tokens,
+            skip_special_tokens=skip_special_tokens,
         )
         try:
             generation = self.engine.submit(engine_request)
         except EngineUnavailable as error:
             raise V3Error(503, str(error)) from None
-        reply = Reply(request)
+        reply = Reply(request, parser)
         if not request.stream:
             return await _whole(generation, reply, node, meter)
         return await _stream(generation, reply, node, meter)
@@ -188,7 +201,9 @@ async def _chunks(
             if kind == "text":
                 index, text, final, reason = data
                 if text or final:
-                    yield reply.text(index, text, reason)
+                    frames = reply.text(index, text, reason)
+                    if frames:  # a parser may hold text back (an empty write ends a chunked body)
+                        yield frames
             elif kind == "done":
                 if "error" in data:
                     meter.failed = True

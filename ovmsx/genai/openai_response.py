@@ -15,17 +15,22 @@ import uuid
 import orjson
 
 from ovmsx.genai.openai_request import CHAT, GenerationRequest
+from ovmsx.genai.output_parsers import OutputParser, StreamParser
 
 DONE = b"data: [DONE]\n\n"
 
 
 class Reply:
-    """What one request's answer has in common across its chunks."""
+    """What one request's answer has in common across its chunks. With an output ``parser``
+    (chat only), text becomes content, ``reasoning_content`` and ``tool_calls``, and an answer
+    that made calls finishes with ``"tool_calls"`` where it would have said ``"stop"``."""
 
-    __slots__ = ("created", "id", "model", "object", "request")
+    __slots__ = ("_streams", "created", "id", "model", "object", "parser", "request")
 
-    def __init__(self, request: GenerationRequest) -> None:
+    def __init__(self, request: GenerationRequest, parser: OutputParser | None = None) -> None:
         self.request = request
+        self.parser = parser if request.endpoint == CHAT else None
+        self._streams: dict[int, StreamParser] = {}
         self.created = int(time.time())
         chat = request.endpoint == CHAT
         self.id = f"{'chatcmpl' if chat else 'cmpl'}-{uuid.uuid4().hex}"
@@ -47,10 +52,17 @@ class Reply:
             text = choice["text"]
             if request.echo:
                 text = (request.prompt or "") + text
-            entry: dict = {"finish_reason": choice["finish_reason"], "index": choice["index"]}
+            reason = choice["finish_reason"]
+            message = {"content": text, "role": "assistant", "tool_calls": []}
+            if chat and self.parser is not None:
+                parsed = self.parser.parse(text)
+                message = parsed.message()
+                if parsed.tool_calls and reason == "stop":
+                    reason = "tool_calls"
+            entry: dict = {"finish_reason": reason, "index": choice["index"]}
             entry["logprobs"] = _logprobs(choice, chat, request) if request.logprobs else None
             if chat:
-                entry["message"] = {"content": text, "role": "assistant", "tool_calls": []}
+                entry["message"] = message
             else:
                 entry["text"] = text
             choices.append(entry)
@@ -68,6 +80,9 @@ class Reply:
         return self._event([delta], usage_key=False)
 
     def text(self, index: int, text: str, finish_reason: str | None = None) -> bytes:
+        """The chunk(s) of one piece of a choice's text (empty when a parser holds it back)."""
+        if self.parser is not None:
+            return self._parsed(index, text, finish_reason)
         if self.request.endpoint == CHAT:
             choice = {
                 "index": index,
@@ -83,6 +98,25 @@ class Reply:
                 "finish_reason": finish_reason,
             }
         return self._event([choice])
+
+    def _parsed(self, index: int, text: str, finish_reason: str | None) -> bytes:
+        assert self.parser is not None
+        stream = self._streams.get(index)
+        if stream is None:
+            stream = self._streams[index] = self.parser.stream()
+        deltas = stream.feed(text) if text else []
+        if finish_reason is not None:
+            deltas += stream.finish()
+            if stream.tool_calls_seen and finish_reason == "stop":
+                finish_reason = "tool_calls"
+        frames = [
+            self._event([{"index": index, "logprobs": None, "delta": d, "finish_reason": None}])
+            for d in deltas
+        ]
+        if finish_reason is not None:
+            last = {"index": index, "logprobs": None, "delta": {}, "finish_reason": finish_reason}
+            frames.append(self._event([last]))
+        return b"".join(frames)
 
     def usage(self, result: dict) -> bytes:
         return self._frame({**self._head([]), "usage": _usage(result)})

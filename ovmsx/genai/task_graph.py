@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ovmsx import __version__
+from ovmsx.genai.output_parsers import ParserNameError, check_parser_names
 
 TASKS = (
     "text_generation",
@@ -29,12 +30,6 @@ TEXT_GENERATION = "text_generation"
 EMBEDDINGS = "embeddings"
 RERANK = "rerank"
 POOLINGS = ("CLS", "LAST", "MEAN")
-# OVMS's own parser names; ovmsx refuses them at load until it has parsers (llm_options.py).
-TOOL_PARSERS = (
-    "llama3", "hermes3", "phi4", "mistral", "gptoss", "qwen3coder", "devstral", "lfm2", "gemma4",
-    "onyx", "minicpm5",
-)  # fmt: skip
-REASONING_PARSERS = ("qwen3", "gemma4", "gptoss", "onyx", "minicpm5", "lfm2")
 PIPELINE_TYPES = ("LM", "LM_CB", "VLM", "VLM_CB", "AUTO")
 
 
@@ -93,16 +88,10 @@ def check_task(task: str) -> None:
 
 
 def check_flags(flags: TextGenerationFlags) -> None:
-    if flags.tool_parser and flags.tool_parser not in TOOL_PARSERS:
-        raise TaskError(
-            f'Unsupported tool_parser: "{flags.tool_parser}". Supported tool parsers are: '
-            + ", ".join(TOOL_PARSERS)
-        )
-    if flags.reasoning_parser and flags.reasoning_parser not in REASONING_PARSERS:
-        raise TaskError(
-            f'Unsupported reasoning_parser: "{flags.reasoning_parser}". Supported reasoning '
-            "parsers are: " + ", ".join(REASONING_PARSERS)
-        )
+    try:
+        check_parser_names(flags.tool_parser, flags.reasoning_parser)
+    except ParserNameError as error:
+        raise TaskError(str(error)) from None
     if flags.pipeline_type is not None and flags.pipeline_type not in PIPELINE_TYPES:
         raise TaskError(
             f"--pipeline_type {flags.pipeline_type}: choose one of {', '.join(PIPELINE_TYPES)}"

@@ -34,7 +34,15 @@ BROKEN = {
         graph_text(draft_max_num_seqs=4),
         "draft_max_num_seqs set without draft_models",
     ),
-    "tool_parser": (graph_text(tool_parser="hermes3"), f"tool_parser: {NOT_YET} tool call parsing"),
+    "unknown_parser": (graph_text(tool_parser="nope"), 'Unsupported tool_parser: "nope"'),
+    "unimplemented_parser": (
+        graph_text(reasoning_parser="gptoss"),
+        'reasoning_parser "gptoss" is an OVMS parser that ovmsx does not implement yet',
+    ),
+    "tool_guided": (
+        graph_text(enable_tool_guided_generation=True),
+        f"enable_tool_guided_generation: {NOT_YET} tool-guided generation",
+    ),
     "minja": (graph_text(chat_template_mode="MINJA"), "MINJA"),
     "vlm": (graph_text(pipeline_type="VLM_CB"), f"{NOT_YET} vision-language or omni models"),
     "bad_plugin_config": (graph_text(plugin_config="{not json"), "plugin_config"),

@@ -1,0 +1,163 @@
+"""Tool calls and reasoning through OVMS's output parsers, end to end: models whose answer is
+fixed by position (examples/llm/build_llm_folder.py --script-at) write a hermes3 tool call or a
+qwen3 reasoning block, and the official openai client reads them as OpenAI's ``tool_calls`` and
+``reasoning_content``, unary and streamed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jinja2
+import openai
+import pytest
+from llm_graphs import graph_text, write_llm_folder
+from rest_process import RestProcess, rest_served
+
+QUESTION = [{"role": "user", "content": "What is the weather in Paris?"}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "The weather of a city",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+                "required": ["city"],
+            },
+        },
+    }
+]
+CALL_ARGUMENTS = {"city": "Paris", "days": 2}
+TOOL_SCRIPT = (
+    "Let me check.<tool_call>\n"
+    + json.dumps({"name": "get_weather", "arguments": CALL_ARGUMENTS})
+    + "\n</tool_call>"
+)
+THINKING, ANSWER = "The user asks about the weather in France.", "It is sunny in Paris."
+THINK_SCRIPT = f"<think>{THINKING}</think>{ANSWER}"
+# A template that renders as the folder's own and names hermes3's tags, as a Hermes or Qwen
+# template does: OVMS picks the hermes3 parser from it.
+HERMES_MARKERS = "{#- tools go in <tool_call></tool_call> tags -#}"
+
+
+def prompt_length(messages: list[dict]) -> int:
+    from build_llm_folder import CHAT_TEMPLATE, build_tokenizer
+
+    tokenizer = build_tokenizer(512)
+    text = jinja2.Template(CHAT_TEMPLATE).render(messages=messages, add_generation_prompt=True)
+    return len(tokenizer.encode(text, add_special_tokens=False))
+
+
+def scripted_graph(folder: Path, script: str, template: str | None = None, **options) -> Path:
+    write_llm_folder(folder, script=script, script_at=prompt_length(QUESTION))
+    if template is not None:
+        source = (folder / "chat_template.jinja").read_text()
+        (folder / "chat_template.jinja").write_text(template + source)
+    (folder / "graph.pbtxt").write_text(graph_text(**options))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def parsing(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("parsers")
+    graphs = {
+        "hermes": scripted_graph(root / "hermes", TOOL_SCRIPT, tool_parser="hermes3"),
+        "thinker": scripted_graph(root / "thinker", THINK_SCRIPT, reasoning_parser="qwen3"),
+        "detected": scripted_graph(root / "detected", TOOL_SCRIPT, HERMES_MARKERS),
+        "plain": scripted_graph(root / "plain", TOOL_SCRIPT),
+    }
+    config = root / "config.json"
+    entries = [{"name": name, "base_path": str(path)} for name, path in graphs.items()]
+    config.write_text(json.dumps({"model_config_list": [], "mediapipe_config_list": entries}))
+    with rest_served(["--config_path", str(config)], root) as server:
+        yield server
+
+
+def client(server: RestProcess) -> openai.OpenAI:
+    return openai.OpenAI(base_url=f"http://{server.url}/v3", api_key="unused", max_retries=0)
+
+
+@pytest.mark.parametrize("model", ["hermes", "detected"])
+def test_a_hermes3_call_becomes_an_openai_tool_call(parsing: RestProcess, model: str) -> None:
+    answer = client(parsing).chat.completions.create(model=model, messages=QUESTION, tools=TOOLS)
+    choice = answer.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    assert choice.message.content == "Let me check."
+    [call] = choice.message.tool_calls
+    assert call.type == "function"
+    assert call.function.name == "get_weather"
+    assert json.loads(call.function.arguments) == CALL_ARGUMENTS
+    assert len(call.id) == 9
+    assert call.id.isalnum()
+
+
+def test_a_streamed_call_arrives_as_openai_deltas(parsing: RestProcess) -> None:
+    stream = client(parsing).chat.completions.create(
+        model="hermes", messages=QUESTION, tools=TOOLS, stream=True
+    )
+    content, names, arguments, ids, reasons = [], [], [], set(), []
+    for chunk in stream:
+        for choice in chunk.choices:
+            delta = choice.delta
+            if delta.content:
+                content.append(delta.content)
+            for call in delta.tool_calls or []:
+                assert call.index == 0
+                if call.id:
+                    ids.add(call.id)
+                if call.function.name:
+                    names.append(call.function.name)
+                arguments.append(call.function.arguments or "")
+            if choice.finish_reason:
+                reasons.append(choice.finish_reason)
+    assert "".join(content) == "Let me check."
+    assert names == ["get_weather"]
+    assert len(ids) == 1
+    assert json.loads("".join(arguments)) == CALL_ARGUMENTS
+    assert reasons == ["tool_calls"]
+
+
+def test_without_tools_the_text_stays_as_it_was_written(parsing: RestProcess) -> None:
+    for extra in ({}, {"tools": TOOLS, "tool_choice": "none"}):
+        answer = client(parsing).chat.completions.create(model="hermes", messages=QUESTION, **extra)
+        choice = answer.choices[0]
+        assert choice.message.content == TOOL_SCRIPT
+        assert not choice.message.tool_calls
+        assert choice.finish_reason == "stop"
+
+
+def test_a_servable_without_a_parser_leaves_calls_in_the_text(parsing: RestProcess) -> None:
+    answer = client(parsing).chat.completions.create(model="plain", messages=QUESTION, tools=TOOLS)
+    assert answer.choices[0].message.content == TOOL_SCRIPT
+    assert answer.choices[0].finish_reason == "stop"
+
+
+def test_qwen3_reasoning_is_reasoning_content(parsing: RestProcess) -> None:
+    answer = client(parsing).chat.completions.create(model="thinker", messages=QUESTION)
+    message = answer.choices[0].message
+    assert message.content == ANSWER
+    assert message.model_extra["reasoning_content"] == THINKING
+    assert answer.choices[0].finish_reason == "stop"
+    stream = client(parsing).chat.completions.create(
+        model="thinker", messages=QUESTION, stream=True
+    )
+    reasoning, content = [], []
+    for chunk in stream:
+        for choice in chunk.choices:
+            extra = choice.delta.model_extra or {}
+            if extra.get("reasoning_content"):
+                reasoning.append(extra["reasoning_content"])
+            if choice.delta.content:
+                content.append(choice.delta.content)
+    assert "".join(reasoning) == THINKING
+    assert "".join(content) == ANSWER
+
+
+def test_completions_are_never_parsed(parsing: RestProcess) -> None:
+    # The scripted answer only follows a prompt of the chat's length; the point is that a
+    # completion's text carries no parsed fields whatever it is.
+    answer = client(parsing).completions.create(model="thinker", prompt="Hi", max_tokens=8)
+    assert isinstance(answer.choices[0].text, str)
+    assert "reasoning_content" not in (answer.choices[0].model_extra or {})
