@@ -10,7 +10,7 @@ stream as JSON, as OVMS does. A request whose client leaves is stopped in the en
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import orjson
 
@@ -20,8 +20,16 @@ from ovmsx.genai.engine_messages import EngineInfo, EngineRequest
 from ovmsx.genai.generation_meter import GenerationMeter
 from ovmsx.genai.llm_options import RequestLimits
 from ovmsx.genai.llm_parsers import Parsers
-from ovmsx.genai.openai_request import CHAT, GenerationRequest, RequestError, parse_request
+from ovmsx.genai.openai_request import (
+    CHAT,
+    RESPONSES,
+    GenerationRequest,
+    RequestError,
+    parse_request,
+)
 from ovmsx.genai.openai_response import DONE, Reply
+from ovmsx.genai.responses_answer import response_events, whole_response
+from ovmsx.genai.responses_api import ResponseBuilder, ResponsesRequestError, translate_request
 from ovmsx.genai.tokenize_request import parse_tokenize, tokens_answer
 from ovmsx.genai.v3_errors import V3Error, execution_error
 
@@ -47,10 +55,16 @@ class LLMServable:
         """The whole body (unary) or the stream's chunks (an ``AnswerStream``); raises
         ``V3Error``. ``meter`` hears of the result; a stream also counts its chunks and ends the
         call when closed, a unary answer's call is ended by the caller."""
+        builder = None
         try:
+            if endpoint == RESPONSES:
+                # The Responses API is chat underneath (responses_answer.py).
+                equivalent = translate_request(body, self.limits)
+                builder = ResponseBuilder(body["model"], equivalent.request_echo)
+                body, endpoint = equivalent.chat_body, CHAT
             request = parse_request(body, endpoint, self.limits)
             prompt = self._prompt(request)
-        except (RequestError, TemplateError) as error:
+        except (RequestError, TemplateError, ResponsesRequestError) as error:
             raise execution_error(node, str(error)) from None
         parser = None
         skip_special_tokens = request.skip_special_tokens
@@ -72,10 +86,21 @@ class LLMServable:
             generation = self.engine.submit(engine_request)
         except EngineUnavailable as error:
             raise V3Error(503, str(error)) from None
+        if builder is not None:
+            if not request.stream:
+                return await whole_response(generation, builder, parser, node, meter)
+            return await _stream(
+                generation,
+                node,
+                meter,
+                lambda first: response_events(generation, builder, parser, node, meter, first),
+            )
         reply = Reply(request, parser)
         if not request.stream:
             return await _whole(generation, reply, node, meter)
-        return await _stream(generation, reply, node, meter)
+        return await _stream(
+            generation, node, meter, lambda first: _chunks(generation, reply, node, meter, first)
+        )
 
     async def tokenize(self, body: dict, node: str) -> bytes:
         """``POST /v3/tokenize``: the prompt's token ids (tokenize_request.py)."""
@@ -130,9 +155,13 @@ async def _whole(generation: Generation, reply: Reply, node: str, meter: Generat
 
 
 async def _stream(
-    generation: Generation, reply: Reply, node: str, meter: GenerationMeter
+    generation: Generation,
+    node: str,
+    meter: GenerationMeter,
+    chunks: Callable[[tuple[str, object]], AsyncIterator[bytes]],
 ) -> AsyncIterator[bytes]:
-    """Wait for the engine to take the request (its refusal is a plain 400), then stream."""
+    """Wait for the engine to take the request (its refusal is a plain 400), then stream the
+    frames ``chunks`` makes from that first event on."""
     try:
         first = await generation.__anext__()
     except EngineFailed as error:
@@ -144,7 +173,7 @@ async def _stream(
     if first[0] == "error":
         generation.close()
         raise execution_error(node, first[1])
-    return AnswerStream(generation, _chunks(generation, reply, node, meter, first), meter)
+    return AnswerStream(generation, chunks(first), meter)
 
 
 class AnswerStream:

@@ -20,6 +20,7 @@ UINT32_MAX = 2**32 - 1
 MAX_STOP_STRINGS = 16
 CHAT = "chat"
 COMPLETIONS = "completions"
+RESPONSES = "responses"
 
 
 class RequestError(Exception):

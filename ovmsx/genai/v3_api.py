@@ -32,7 +32,7 @@ from ovmsx.genai.embeddings_node import EmbeddingsNode
 from ovmsx.genai.encoder_answer import encoder_answer
 from ovmsx.genai.generation_meter import GenerationMeter
 from ovmsx.genai.llm_node import LLMNode
-from ovmsx.genai.openai_request import CHAT, COMPLETIONS
+from ovmsx.genai.openai_request import CHAT, COMPLETIONS, RESPONSES
 from ovmsx.genai.rerank_node import RerankNode
 from ovmsx.genai.v3_errors import V3Error, invalid_json
 from ovmsx.graph.calculator import CalculatorNode
@@ -55,6 +55,9 @@ _ENDPOINTS = {
     "/v3/completions": COMPLETIONS,
     "/v3/v1/completions": COMPLETIONS,
     "/v1/completions": COMPLETIONS,
+    "/v3/responses": RESPONSES,
+    "/v3/v1/responses": RESPONSES,
+    "/v1/responses": RESPONSES,
 }
 _WRONG_ENDPOINT = (
     "Wrong endpoint. Allowed endpoints: /v[13]/chat/completions, /v[13]/completions, "
@@ -177,8 +180,6 @@ class V3App:
         name = document["model"]
         endpoint = _ENDPOINTS.get(path)
         if endpoint is None and not path.endswith("tokenize"):
-            if path.endswith("/responses"):
-                raise V3Error(400, f"{path}: ovmsx does not serve this endpoint yet")
             raise V3Error(400, _WRONG_ENDPOINT)
         if path.startswith("/v3/v1/"):
             log.warning("%s is deprecated; use %s", path, path.replace("/v3/v1/", "/v3/", 1))

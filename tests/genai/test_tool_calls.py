@@ -6,57 +6,21 @@ qwen3 reasoning block, and the official openai client reads them as OpenAI's ``t
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import jinja2
 import openai
 import pytest
-from llm_graphs import graph_text, write_llm_folder
 from rest_process import RestProcess, rest_served
-
-QUESTION = [{"role": "user", "content": "What is the weather in Paris?"}]
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "description": "The weather of a city",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-                "required": ["city"],
-            },
-        },
-    }
-]
-CALL_ARGUMENTS = {"city": "Paris", "days": 2}
-TOOL_SCRIPT = (
-    "Let me check.<tool_call>\n"
-    + json.dumps({"name": "get_weather", "arguments": CALL_ARGUMENTS})
-    + "\n</tool_call>"
+from scripted_answers import (
+    ANSWER,
+    CALL_ARGUMENTS,
+    HERMES_MARKERS,
+    QUESTION,
+    THINK_SCRIPT,
+    THINKING,
+    TOOL_SCRIPT,
+    TOOLS,
+    scripted_graph,
 )
-THINKING, ANSWER = "The user asks about the weather in France.", "It is sunny in Paris."
-THINK_SCRIPT = f"<think>{THINKING}</think>{ANSWER}"
-# A template that renders as the folder's own and names hermes3's tags, as a Hermes or Qwen
-# template does: OVMS picks the hermes3 parser from it.
-HERMES_MARKERS = "{#- tools go in <tool_call></tool_call> tags -#}"
-
-
-def prompt_length(messages: list[dict]) -> int:
-    from build_llm_folder import CHAT_TEMPLATE, build_tokenizer
-
-    tokenizer = build_tokenizer(512)
-    text = jinja2.Template(CHAT_TEMPLATE).render(messages=messages, add_generation_prompt=True)
-    return len(tokenizer.encode(text, add_special_tokens=False))
-
-
-def scripted_graph(folder: Path, script: str, template: str | None = None, **options) -> Path:
-    write_llm_folder(folder, script=script, script_at=prompt_length(QUESTION))
-    if template is not None:
-        source = (folder / "chat_template.jinja").read_text()
-        (folder / "chat_template.jinja").write_text(template + source)
-    (folder / "graph.pbtxt").write_text(graph_text(**options))
-    return folder
 
 
 @pytest.fixture(scope="module")
