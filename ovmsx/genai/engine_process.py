@@ -35,6 +35,7 @@ from ovmsx.genai.byte_level_text import ByteLevelText, StreamedText
 from ovmsx.genai.continuous_batching import continuous_batching_pipeline
 from ovmsx.genai.engine_messages import EngineInfo, EngineRequest
 from ovmsx.genai.generation_config import UNSET, request_config
+from ovmsx.genai.grammar_probe import GrammarProbe
 from ovmsx.genai.llm_options import EngineSettings
 from ovmsx.genai.model_folder import max_model_length
 from ovmsx.genai.text_decoder import TextDecoder, decode_steps
@@ -88,6 +89,7 @@ class Engine:
         self.max_length = max_model_length(folder)
         self.active: dict[int, _Active] = {}
         self.steps = 0
+        self._probe: GrammarProbe | None = None  # built for the first structured request
 
     def _build_pipeline(self):
         return continuous_batching_pipeline(self.genai, self.settings)
@@ -128,7 +130,14 @@ class Engine:
         problem = self._length_problem(ids.shape[1], request.max_tokens)
         if problem:
             return None, problem
-        return ids, self._config(request)
+        config = self._config(request)
+        if config.structured_output_config is not None:
+            if self._probe is None:
+                self._probe = GrammarProbe(self.genai, self.tokenizer)
+            problem = self._probe.problem(config.structured_output_config)
+            if problem:
+                return None, f"response_format cannot be followed: {problem}"
+        return ids, config
 
     def tokenize(self, request_id: int, request, events: list) -> None:
         """``POST /v3/tokenize``: the ids of each text, padding left out unless asked for."""
@@ -187,6 +196,7 @@ class Engine:
 
     def _config(self, request: EngineRequest):
         fields = request_config(self.base_fields, request.config, self.max_length)
+        structured = fields.pop("structured_output", None)
         # OVMS's defaults for assisted decoding when the request sets neither knob.
         assisted = self.settings.draft is not None or self.settings.prompt_lookup
         unset = fields.get("num_assistant_tokens") is None
@@ -200,6 +210,8 @@ class Engine:
             # which is each such field's default anyway.
             if value != UNSET:
                 setattr(config, name, value)
+        if structured is not None:
+            config.structured_output_config = self.genai.StructuredOutputConfig(**structured)
         return config
 
     # -- stepping --------------------------------------------------------------------------

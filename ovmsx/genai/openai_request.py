@@ -12,6 +12,7 @@ OVMS's fix-ups on top of the servable's base settings).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from ovmsx.genai.llm_options import RequestLimits
@@ -290,9 +291,9 @@ def _chat(body: dict, request: GenerationRequest, limits: RequestLimits) -> None
     if request.max_tokens == 0:
         raise RequestError("max_tokens value should be greater than 0")
     if _present(body, "response_format"):
-        if not isinstance(body["response_format"], dict):
-            raise RequestError("response_format is not an object")
-        raise RequestError("response_format is not supported by ovmsx yet")
+        structured = _structured_output(body["response_format"])
+        if structured is not None:
+            request.config["structured_output"] = structured
     request.tools = _tools(body)
     if _present(body, "chat_template_kwargs"):
         kwargs = body["chat_template_kwargs"]
@@ -384,6 +385,31 @@ def _content_parts(parts: list) -> str | None:
         else:
             raise RequestError("Unsupported content type")
     return "\n".join(texts) if texts else None
+
+
+def _structured_output(value) -> dict | None:
+    """``response_format`` as openvino-genai ``StructuredOutputConfig`` keyword arguments:
+    OpenAI's ``json_object`` and ``json_schema``, OVMS's ``structural_tag``, and (as OVMS takes
+    them) XGrammar's other formats wrapped in a structural tag; ``text`` asks for nothing."""
+    if not isinstance(value, dict):
+        raise RequestError("response_format is not an object")
+    kind = value.get("type")
+    if not isinstance(kind, str):
+        raise RequestError("response_format.type is missing or not a string")
+    if kind == "text":
+        return None
+    if kind == "json_object":
+        return {"json_schema": '{"type": "object"}'}
+    if kind == "json_schema":
+        described = value.get("json_schema")
+        if not isinstance(described, dict):
+            raise RequestError("response_format.json_schema is not an object")
+        schema = described.get("schema", {})
+        if not isinstance(schema, dict | bool):
+            raise RequestError("response_format.json_schema.schema is not a JSON schema")
+        return {"json_schema": json.dumps(schema)}
+    tag = value if kind == "structural_tag" else {"type": "structural_tag", "format": value}
+    return {"structural_tags_config": json.dumps(tag)}
 
 
 def _tools(body: dict) -> list | None:
