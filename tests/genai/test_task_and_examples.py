@@ -152,3 +152,37 @@ def test_the_rag_example_runs_as_its_readme_says(tmp_path: Path) -> None:
     assert all(0 < float(score) < 1 for score, _ in reranked)
     assert lines[8].startswith("answer: ")
     assert len(lines[8]) > 20
+
+
+def test_the_agent_example_runs_as_its_readme_says(tmp_path: Path) -> None:
+    example = tmp_path / "examples"
+    for name in ("agent", "llm"):
+        shutil.copytree(
+            EXAMPLES / name, example / name, ignore=shutil.ignore_patterns("models", "__pycache__")
+        )
+    model = example / "agent" / "models" / "agent"
+    subprocess.run(
+        [sys.executable, str(example / "agent" / "build_agent_model.py"), str(model)],
+        check=True,
+        capture_output=True,
+    )
+    with rest_served(["--model_name", "agent", "--model_path", str(model)], tmp_path) as server:
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(example / "agent" / "client.py"),
+                "--url",
+                f"http://{server.url}/v3",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == (
+        "tool call: get_weather({'city': 'Paris'}) -> "
+        "{'city': 'Paris', 'sky': 'sunny', 'celsius': 21}"
+    )
+    assert lines[1].startswith("answer: ")
