@@ -378,7 +378,12 @@ def add_task_flags(parser: argparse.ArgumentParser) -> None:
     add("--best_of_limit", type=as_uint, metavar="N", help="largest best_of a request may ask (20)")
     add("--reasoning_parser", metavar="NAME", help="reasoning parser, e.g. qwen3")
     add("--tool_parser", metavar="NAME", help="tool call parser, e.g. hermes3")
-    add("--enable_tool_guided_generation", type=as_bool, metavar="BOOL", help="(not yet served)")
+    add(
+        "--enable_tool_guided_generation",
+        type=as_bool,
+        metavar="BOOL",
+        help="hermes3 calls follow the tools (false)",
+    )
     add("--cache_interval_multiplier", type=as_uint, metavar="N", help="KV cache block interval")
     add("--kv_cache_precision", metavar="PRECISION", help="KV cache precision, e.g. u8")
     add("--max_prompt_len", type=as_uint, metavar="N", help="NPU: longest prompt")

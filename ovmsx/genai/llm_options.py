@@ -1,9 +1,9 @@
 """An ``HttpLLMCalculator`` node's ``LLMCalculatorOptions``, read into what ovmsx's engine and
 request checks use, with OVMS's defaults and load errors.
 
-Fields ovmsx cannot honour yet are refused by name at load, never dropped silently: EAGLE3 drafts,
-tool-guided generation, and the MINJA template mode (ovmsx renders templates with jinja2 only).
-The tool and reasoning parsers are llm_parsers.py's. A draft model (``draft_models_path`` and
+Fields ovmsx cannot honour yet are refused by name at load, never dropped silently: EAGLE3 drafts
+and the MINJA template mode (ovmsx renders templates with jinja2 only). The tool and reasoning
+parsers, and tool-guided generation, are llm_parsers.py's. A draft model (``draft_models_path`` and
 its ``draft_*`` scheduler settings, which default to the main model's) turns on speculative
 decoding, and ``plugin_config``'s ``prompt_lookup`` prompt-lookup decoding. Cache eviction and
 sparse attention go to openvino-genai's scheduler as given (fields left unset keep its
@@ -28,7 +28,6 @@ _DRAFT_FIELDS = (
     "draft_dynamic_split_fuse",
     "draft_eagle3_mode",
 )
-_NOT_YET = {"enable_tool_guided_generation": "tool-guided generation"}
 # OVMS's pipeline types (LLMCalculatorOptions.PipelineType).
 LM, VLM, LM_CB, VLM_CB, OMNI, AUTO = range(6)
 PIPELINE_NAMES = {
@@ -182,9 +181,6 @@ def _refuse_unhonoured(options, node: str) -> None:
         )
     if options.draft_eagle3_mode:
         raise _not_supported(node, "draft_eagle3_mode", "EAGLE3 speculative decoding")
-    for name, what in _NOT_YET.items():
-        if getattr(options, name):
-            raise _not_supported(node, name, what)
     if options.HasField("chat_template_mode") and options.chat_template_mode == MINJA:
         raise _not_supported(node, "chat_template_mode: MINJA", "the MINJA template renderer")
 

@@ -6,10 +6,17 @@ chat template as OVMS picks it (output_parsers.detect_parsers). A parser detecte
 implemented by ovmsx leaves the servable without it, with a warning: the user asked for nothing.
 Calls are looked for only in chat requests that give tools (those ``tool_choice`` leaves);
 reasoning in every chat request.
+
+Tool-guided generation (the graph's ``enable_tool_guided_generation``, or a request whose
+``tool_choice`` requires a call) constrains a hermes3 call to the tools' schemas with a
+structural tag, as OVMS's hermes3 builder does: free text until ``<tool_call>``, then the name
+of one of the tools and arguments that follow its parameters (a call is forced first when one
+is required). Only hermes3 calls are guided: for other parsers the option is refused at load.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 
@@ -32,10 +39,37 @@ _NOT_IMPLEMENTED = (
 )
 
 
+GUIDED_PARSER = "hermes3"
+
+
 @dataclass(frozen=True)
 class Parsers:
     tool: str | None = None
     reasoning: str | None = None
+    guided: bool = False
+    """``enable_tool_guided_generation``."""
+
+    def guidance(self, tools: list | None, required: bool) -> dict | None:
+        """The structured output that guides a hermes3 call (None: no guidance)."""
+        if self.tool != GUIDED_PARSER or not tools or not (self.guided or required):
+            return None
+        tags = [
+            {
+                "type": "tag",
+                "begin": f'<tool_call>\n{{"name": {json.dumps(function["name"])}, "arguments": ',
+                "content": {"type": "json_schema", "json_schema": function.get("parameters", {})},
+                "end": "}\n</tool_call>",
+            }
+            for function in (tool["function"] for tool in tools)
+        ]
+        format_ = {
+            "type": "triggered_tags",
+            "triggers": ["<tool_call>"],
+            "tags": tags,
+            "at_least_one": required,
+            "stop_after_first": False,
+        }
+        return {"structural_tags_config": json.dumps({"type": "structural_tag", "format": format_})}
 
     def for_request(self, tools: list | None, prompt: str) -> OutputParser | None:
         if self.reasoning is None and (self.tool is None or not tools):
@@ -48,8 +82,9 @@ class Parsers:
         return bool(tools) and self.tool in SPECIAL_TOKEN_PARSERS
 
 
-def parser_options(options, node: str) -> tuple[str | None, str | None]:
-    """The graph's ``tool_parser`` and ``reasoning_parser`` (None: unset), checked."""
+def parser_options(options, node: str) -> tuple[str | None, str | None, bool]:
+    """The graph's ``tool_parser`` and ``reasoning_parser`` (None: unset), checked, and its
+    ``enable_tool_guided_generation``."""
     tool = options.tool_parser if options.HasField("tool_parser") else None
     reasoning = options.reasoning_parser if options.HasField("reasoning_parser") else None
     try:
@@ -58,18 +93,25 @@ def parser_options(options, node: str) -> tuple[str | None, str | None]:
         raise status_error(
             StatusCode.LLM_NODE_RESOURCE_STATE_INITIALIZATION_FAILED, f"node {node}: {error}"
         ) from None
-    return tool, reasoning
+    return tool, reasoning, options.enable_tool_guided_generation
 
 
-def servable_parsers(given: tuple[str | None, str | None], template: str | None, node: str):
+def servable_parsers(given: tuple[str | None, str | None, bool], template: str | None, node: str):
     """The parsers the servable runs: the graph's, else the ones its template calls for."""
     tool, reasoning = resolve_parsers(given[0], given[1], template)
+    guided = given[2]
     if tool is not None and tool not in IMPLEMENTED_TOOL_PARSERS:
         log.warning(_NOT_IMPLEMENTED, node, "tool", tool, "tool calls")
         tool = None
     if reasoning is not None and reasoning not in IMPLEMENTED_REASONING_PARSERS:
         log.warning(_NOT_IMPLEMENTED, node, "reasoning", reasoning, "reasoning")
         reasoning = None
+    if guided and tool != GUIDED_PARSER:
+        raise status_error(
+            StatusCode.LLM_NODE_RESOURCE_STATE_INITIALIZATION_FAILED,
+            f"node {node}: enable_tool_guided_generation: ovmsx guides {GUIDED_PARSER} tool "
+            f"calls only, and this servable's tool parser is {tool or 'none'}",
+        )
     if tool or reasoning:
         log.info("node %s: tool parser %s, reasoning parser %s", node, tool, reasoning)
-    return Parsers(tool, reasoning)
+    return Parsers(tool, reasoning, guided)

@@ -72,6 +72,9 @@ class LLMServable:
             parser = self.parsers.for_request(request.tools, prompt)
             if self.parsers.keeps_special_tokens(request.tools):
                 skip_special_tokens = False
+            guidance = self.parsers.guidance(request.tools, request.tools_required)
+            if guidance is not None and "structured_output" not in request.config:
+                request.config["structured_output"] = guidance
         engine_request = EngineRequest(
             id=0,
             prompt=prompt,

@@ -45,6 +45,8 @@ class GenerationRequest:
     messages: list[dict] | None = None
     """chat: the messages, normalised as OVMS keeps them."""
     tools: list | None = None
+    tools_required: bool = False
+    """``tool_choice`` is ``required`` or names a function: the answer must call one."""
     chat_template_kwargs: dict = field(default_factory=dict)
     add_generation_prompt: bool = True
     skip_special_tokens: bool = True
@@ -295,6 +297,10 @@ def _chat(body: dict, request: GenerationRequest, limits: RequestLimits) -> None
         if structured is not None:
             request.config["structured_output"] = structured
     request.tools = _tools(body)
+    choice = body.get("tool_choice")
+    request.tools_required = bool(request.tools) and (
+        choice == "required" or isinstance(choice, dict)
+    )
     if _present(body, "chat_template_kwargs"):
         kwargs = body["chat_template_kwargs"]
         if not isinstance(kwargs, dict):

@@ -41,7 +41,7 @@ BROKEN = {
     ),
     "tool_guided": (
         graph_text(enable_tool_guided_generation=True),
-        f"enable_tool_guided_generation: {NOT_YET} tool-guided generation",
+        "ovmsx guides hermes3 tool calls only, and this servable's tool parser is none",
     ),
     "minja": (graph_text(chat_template_mode="MINJA"), "MINJA"),
     "vlm": (graph_text(pipeline_type="VLM_CB"), f"{NOT_YET} vision-language or omni models"),

@@ -9,6 +9,7 @@ import json
 
 import openai
 import pytest
+from llm_graphs import graph_text, write_llm_folder
 from rest_process import RestProcess, rest_served
 from scripted_answers import (
     ANSWER,
@@ -31,12 +32,23 @@ def parsing(tmp_path_factory: pytest.TempPathFactory):
         "thinker": scripted_graph(root / "thinker", THINK_SCRIPT, reasoning_parser="qwen3"),
         "detected": scripted_graph(root / "detected", TOOL_SCRIPT, HERMES_MARKERS),
         "plain": scripted_graph(root / "plain", TOOL_SCRIPT),
+        # A random model: only the guidance makes it write a call.
+        "guided": random_graph(
+            root / "guided", tool_parser="hermes3", enable_tool_guided_generation=True
+        ),
+        "hermes_random": random_graph(root / "hermes_random", tool_parser="hermes3"),
     }
     config = root / "config.json"
     entries = [{"name": name, "base_path": str(path)} for name, path in graphs.items()]
     config.write_text(json.dumps({"model_config_list": [], "mediapipe_config_list": entries}))
     with rest_served(["--config_path", str(config)], root) as server:
         yield server
+
+
+def random_graph(folder, **options):
+    write_llm_folder(folder)
+    (folder / "graph.pbtxt").write_text(graph_text(**options))
+    return folder
 
 
 def client(server: RestProcess) -> openai.OpenAI:
@@ -125,3 +137,49 @@ def test_completions_are_never_parsed(parsing: RestProcess) -> None:
     answer = client(parsing).completions.create(model="thinker", prompt="Hi", max_tokens=8)
     assert isinstance(answer.choices[0].text, str)
     assert "reasoning_content" not in (answer.choices[0].model_extra or {})
+
+
+# Bounded, so that a random model guided by it always finishes its call.
+GUIDED_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"enum": ["Paris", "Rome"]}, "days": {"enum": [1, 2, 3]}},
+                "required": ["city", "days"],
+                "additionalProperties": False,
+            },
+        },
+    }
+]
+
+
+@pytest.mark.parametrize(
+    ("model", "tool_choice"), [("guided", "required"), ("hermes_random", "required")]
+)
+def test_a_required_call_is_guided_to_the_tools_schema(parsing, model, tool_choice) -> None:
+    import jsonschema
+
+    schema = GUIDED_TOOLS[0]["function"]["parameters"]
+    for seed in range(1, 6):
+        answer = client(parsing).chat.completions.create(
+            model=model,
+            messages=QUESTION,
+            tools=GUIDED_TOOLS,
+            tool_choice=tool_choice,
+            max_tokens=300,
+            seed=seed,
+        )
+        calls = answer.choices[0].message.tool_calls
+        assert calls, answer
+        assert calls[0].function.name == "get_weather"
+        jsonschema.validate(json.loads(calls[0].function.arguments), schema)
+
+
+def test_without_guidance_a_random_model_writes_no_call(parsing: RestProcess) -> None:
+    answer = client(parsing).chat.completions.create(
+        model="hermes_random", messages=QUESTION, tools=GUIDED_TOOLS, max_tokens=30, seed=1
+    )
+    assert not answer.choices[0].message.tool_calls
