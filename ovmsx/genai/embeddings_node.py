@@ -8,10 +8,9 @@ and retirement work as for any graph. Requests reach the servable from the ``/v3
 from __future__ import annotations
 
 from ovmsx.genai.embeddings_servable import EmbeddingsServable, EmbeddingsSettings
-from ovmsx.genai.encoder_model import EncoderLoadError
 from ovmsx.genai.llm_options import parse_plugin_config
-from ovmsx.genai.v3_node import OnlyOverV3, checked_options, encoder_folder
-from ovmsx.graph.calculator import Calculator, CalculatorNode, GraphLoad
+from ovmsx.genai.v3_node import EncoderNode, checked_options, encoder_folder
+from ovmsx.graph.calculator import GraphLoad
 from ovmsx.graph.graph_config import NodeConfig
 from ovmsx.status import StatusCode, status_error
 
@@ -20,7 +19,9 @@ CALCULATOR = "EmbeddingsCalculatorOV"
 ENDPOINTS = "/v3/embeddings"
 
 
-class EmbeddingsNode(CalculatorNode):
+class EmbeddingsNode(EncoderNode):
+    calculator = CALCULATOR
+    endpoints = ENDPOINTS
     # The server gives the node its servable; no request or node provides it.
     optional_side_packets = frozenset({"EMBEDDINGS_NODE_RESOURCES"})
 
@@ -42,21 +43,6 @@ class EmbeddingsNode(CalculatorNode):
             truncate=options.truncate,
             max_length=options.max_length if options.HasField("max_length") else None,
         )
-        self.servable: EmbeddingsServable | None = None
 
-    def load(self) -> None:
-        try:
-            self.servable = EmbeddingsServable(self.settings, self.node.name)
-        except EncoderLoadError as error:
-            raise status_error(
-                StatusCode.LLM_NODE_RESOURCE_STATE_INITIALIZATION_FAILED,
-                f"node {self.node.label}: {self.settings.models_path}: {error}",
-            ) from None
-
-    def retire(self) -> None:
-        servable, self.servable = self.servable, None
-        if servable is not None:
-            servable.close()
-
-    def create(self) -> Calculator:
-        return OnlyOverV3(CALCULATOR, self.node.label, ENDPOINTS)
+    def make_servable(self) -> EmbeddingsServable:
+        return EmbeddingsServable(self.settings, self.node.name)

@@ -22,8 +22,8 @@ from ovmsx.genai.encoder_model import (
     ATTENTION_MASK,
     EncoderLoadError,
     EncoderModel,
+    EncoderTokenizer,
     compile_encoder,
-    encode_rows,
     read_model,
 )
 from ovmsx.genai.model_folder import max_model_length, pooling_from_folder, special_tokens
@@ -54,18 +54,13 @@ class Embedded:
 
 class EmbeddingsServable:
     def __init__(self, settings: EmbeddingsSettings, node: str) -> None:
-        import openvino_genai as genai
-
         folder = settings.models_path
-        try:
-            self._tokenizer = genai.Tokenizer(str(folder))
-        except RuntimeError as error:
-            raise EncoderLoadError(f"openvino-genai cannot load its tokenizer: {error}") from None
-        tokens = special_tokens(folder, self._ids_of)
+        self._tokenizer = EncoderTokenizer(folder)
+        tokens = special_tokens(folder, self._tokenizer.ids)
         self.max_length = settings.max_length or max_model_length(folder) or DEFAULT_MAX_LENGTH
         self.pooling = settings.pooling or pooling_from_folder(folder, node)
         self._truncate = settings.truncate
-        self._vocab_size = len(self._tokenizer.get_vocab())
+        self._vocab_size = self._tokenizer.vocab_size
         model = pooled_model(read_model(folder), self.pooling, settings.normalize)
         compiled = compile_encoder(model, settings.device, settings.plugin_config)
         self._model = EncoderModel(compiled, tokens.pad or 0)
@@ -76,10 +71,6 @@ class EmbeddingsServable:
 
     def close(self) -> None:
         self._worker.close()
-
-    def _ids_of(self, text: str) -> list[int]:
-        encoded = self._tokenizer.encode(text, add_special_tokens=False)
-        return encoded.input_ids.data[0].tolist()
 
     # -- the worker thread -------------------------------------------------------------------
 
@@ -108,7 +99,7 @@ class EmbeddingsServable:
 
     def _tokenize(self, texts: list[str]) -> list[list[int]]:
         options = {"max_length": self.max_length, "truncation": True} if self._truncate else {}
-        return encode_rows(self._tokenizer, texts, add_special_tokens=True, **options)
+        return self._tokenizer.rows(texts, add_special_tokens=True, **options)
 
     def _truncated(self, ids: list[int]) -> list[int]:
         return ids[: self.max_length] if self._truncate else ids

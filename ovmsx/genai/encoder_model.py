@@ -9,6 +9,7 @@ beside short ones costs its own padding, not theirs, and no request makes one hu
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -37,9 +38,48 @@ def compile_encoder(model, device: str, plugin_config: dict):
         for key, value in plugin_config.items()
     }
     try:
-        return ov.Core().compile_model(model, device, properties)
+        with OPENVINO_PYTHON:
+            return ov.Core().compile_model(model, device, properties)
     except RuntimeError as error:
         raise EncoderLoadError(f"OpenVINO cannot compile it for {device}: {error}") from None
+
+
+# Graphs load in parallel threads, and servers froze at start when two of them made openvino's
+# Python module hand out a numpy array for the first time at once: pybind11's one-time numpy
+# setup waited for the GIL for ever. That setup is done once, at import (below), and every call
+# into openvino and openvino-genai from the encoders takes this lock, one thread at a time
+# (tokenizer calls keep the GIL anyway). Inference releases the GIL and runs outside it.
+OPENVINO_PYTHON = threading.Lock()
+
+
+class EncoderTokenizer:
+    """openvino-genai's tokenizer of a folder, called one thread at a time."""
+
+    def __init__(self, folder: Path) -> None:
+        with OPENVINO_PYTHON:
+            import openvino_genai as genai
+
+            try:
+                self._tokenizer = genai.Tokenizer(str(folder))
+            except RuntimeError as error:
+                raise EncoderLoadError(
+                    f"openvino-genai cannot load its tokenizer: {error}"
+                ) from None
+            self.vocab_size = len(self._tokenizer.get_vocab())
+
+    def ids(self, text: str) -> list[int]:
+        """The text's token ids, without special tokens."""
+        with OPENVINO_PYTHON:
+            encoded = self._tokenizer.encode(text, add_special_tokens=False)
+        return encoded.input_ids.data[0].tolist()
+
+    def rows(self, texts: list[str], **options) -> list[list[int]]:
+        """Each text's token ids (padding dropped, whichever side the tokenizer pads)."""
+        with OPENVINO_PYTHON:
+            encoded = self._tokenizer.encode(texts, **options)
+        ids = encoded.input_ids.data
+        mask = encoded.attention_mask.data.astype(bool)
+        return [ids[row][mask[row]].tolist() for row in range(len(texts))]
 
 
 def read_model(folder: Path):
@@ -49,18 +89,10 @@ def read_model(folder: Path):
     if not path.is_file():
         raise EncoderLoadError(f"{path} does not exist")
     try:
-        return ov.Core().read_model(path)
+        with OPENVINO_PYTHON:
+            return ov.Core().read_model(path)
     except RuntimeError as error:
         raise EncoderLoadError(f"OpenVINO cannot read {path}: {error}") from None
-
-
-def encode_rows(tokenizer, texts: list[str], **options) -> list[list[int]]:
-    """Each text's token ids from openvino-genai's ``tokenizer`` (padding dropped, whichever
-    side the tokenizer pads)."""
-    encoded = tokenizer.encode(texts, **options)
-    ids = encoded.input_ids.data
-    mask = encoded.attention_mask.data.astype(bool)
-    return [ids[row][mask[row]].tolist() for row in range(len(texts))]
 
 
 class EncoderModel:
@@ -98,3 +130,14 @@ class EncoderModel:
             for line, index in enumerate(picked):
                 results[index] = found[line]
         return np.stack(results)
+
+
+def _warm_numpy_bridge() -> None:
+    """openvino's numpy support set up now, on the importing thread (see OPENVINO_PYTHON)."""
+    import openvino as ov
+
+    with OPENVINO_PYTHON:
+        ov.Tensor(np.zeros(1, np.int64)).data  # noqa: B018
+
+
+_warm_numpy_bridge()

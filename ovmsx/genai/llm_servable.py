@@ -31,6 +31,7 @@ from ovmsx.genai.openai_response import DONE, Reply
 from ovmsx.genai.responses_answer import response_events, whole_response
 from ovmsx.genai.responses_api import ResponseBuilder, ResponsesRequestError, translate_request
 from ovmsx.genai.tokenize_request import parse_tokenize, tokens_answer
+from ovmsx.genai.unary_result import unary_result
 from ovmsx.genai.v3_errors import V3Error, execution_error
 
 
@@ -141,20 +142,9 @@ class LLMServable:
 
 
 async def _whole(generation: Generation, reply: Reply, node: str, meter: GenerationMeter) -> bytes:
-    try:
-        async for kind, data in generation:
-            if kind == "done":
-                if "error" in data:
-                    raise execution_error(node, data["error"], "INTERNAL")
-                meter.finished(data, reply.request.n)
-                return reply.whole(data)
-            if kind == "error":
-                raise execution_error(node, data)
-    except EngineFailed as error:
-        raise execution_error(node, str(error), "INTERNAL") from None
-    finally:
-        generation.close()
-    raise execution_error(node, "the generation ended without a result", "INTERNAL")
+    result = await unary_result(generation, node)
+    meter.finished(result, reply.request.n)
+    return reply.whole(result)
 
 
 async def _stream(

@@ -3,11 +3,10 @@ reloaded and retired as the embeddings node is (embeddings_node.py)."""
 
 from __future__ import annotations
 
-from ovmsx.genai.encoder_model import EncoderLoadError
 from ovmsx.genai.llm_options import parse_plugin_config
 from ovmsx.genai.rerank_servable import RerankServable, RerankSettings
-from ovmsx.genai.v3_node import OnlyOverV3, checked_options, encoder_folder
-from ovmsx.graph.calculator import Calculator, CalculatorNode, GraphLoad
+from ovmsx.genai.v3_node import EncoderNode, checked_options, encoder_folder
+from ovmsx.graph.calculator import GraphLoad
 from ovmsx.graph.graph_config import NodeConfig
 from ovmsx.status import StatusCode, status_error
 
@@ -16,7 +15,9 @@ CALCULATOR = "RerankCalculatorOV"
 ENDPOINTS = "/v3/rerank"
 
 
-class RerankNode(CalculatorNode):
+class RerankNode(EncoderNode):
+    calculator = CALCULATOR
+    endpoints = ENDPOINTS
     # The server gives the node its servable; no request or node provides it.
     optional_side_packets = frozenset({"RERANK_NODE_RESOURCES"})
 
@@ -41,21 +42,6 @@ class RerankNode(CalculatorNode):
             max_allowed_chunks=options.max_allowed_chunks,
             max_length=lengths[0] if lengths else None,
         )
-        self.servable: RerankServable | None = None
 
-    def load(self) -> None:
-        try:
-            self.servable = RerankServable(self.settings, self.node.name)
-        except EncoderLoadError as error:
-            raise status_error(
-                StatusCode.LLM_NODE_RESOURCE_STATE_INITIALIZATION_FAILED,
-                f"node {self.node.label}: {self.settings.models_path}: {error}",
-            ) from None
-
-    def retire(self) -> None:
-        servable, self.servable = self.servable, None
-        if servable is not None:
-            servable.close()
-
-    def create(self) -> Calculator:
-        return OnlyOverV3(CALCULATOR, self.node.label, ENDPOINTS)
+    def make_servable(self) -> RerankServable:
+        return RerankServable(self.settings, self.node.name)

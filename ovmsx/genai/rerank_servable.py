@@ -23,8 +23,8 @@ from ovmsx.genai.batch_worker import BatchWorker, Job
 from ovmsx.genai.encoder_model import (
     EncoderLoadError,
     EncoderModel,
+    EncoderTokenizer,
     compile_encoder,
-    encode_rows,
     read_model,
 )
 from ovmsx.genai.model_folder import max_model_length, read_json_object, special_tokens
@@ -51,19 +51,14 @@ class RerankSettings:
 
 class RerankServable:
     def __init__(self, settings: RerankSettings, node: str) -> None:
-        import openvino_genai as genai
-
         folder = settings.models_path
-        try:
-            self._tokenizer = genai.Tokenizer(str(folder))
-        except RuntimeError as error:
-            raise EncoderLoadError(f"openvino-genai cannot load its tokenizer: {error}") from None
+        self._tokenizer = EncoderTokenizer(folder)
         self.max_length = settings.max_length or max_model_length(folder) or DEFAULT_MAX_LENGTH
         if self.max_length <= 2 * SPECIAL_TOKENS_PER_ROW:
             raise EncoderLoadError(
                 "max_position_embeddings should be larger than 2 * NUMBER_OF_SPECIAL_TOKENS"
             )
-        tokens = special_tokens(folder, self._ids_of)
+        tokens = special_tokens(folder, self._tokenizer.ids)
         self._bos, self._eos, self._sep = tokens.bos or 0, tokens.eos or 0, tokens.sep or 0
         self._max_chunks = settings.max_allowed_chunks
         self.concatenated = (
@@ -84,10 +79,6 @@ class RerankServable:
 
     def close(self) -> None:
         self._worker.close()
-
-    def _ids_of(self, text: str) -> list[int]:
-        encoded = self._tokenizer.encode(text, add_special_tokens=False)
-        return encoded.input_ids.data[0].tolist()
 
     # -- the worker thread -------------------------------------------------------------------
 
@@ -120,11 +111,11 @@ class RerankServable:
             raise RerankInputError("Number of documents exceeds max_allowed_chunks")
         if self.concatenated:
             return self._concatenated_rows(request)
-        query = self._ids_of(request.query)[: self.max_length // 2]
+        query = self._tokenizer.ids(request.query)[: self.max_length // 2]
         room = self.max_length - len(query) - SPECIAL_TOKENS_PER_ROW
         if room <= 0:
             raise RerankInputError("Chunking failed: no space left for chunks")
-        documents = encode_rows(self._tokenizer, request.texts, add_special_tokens=False)
+        documents = self._tokenizer.rows(request.texts, add_special_tokens=False)
         chunks: list[list[int]] = []
         owners: list[int] = []
         for index, ids in enumerate(documents):
@@ -142,7 +133,7 @@ class RerankServable:
 
     def _concatenated_rows(self, request: RerankRequest) -> tuple[list[list[int]], np.ndarray]:
         texts = [request.query + text for text in request.texts]
-        rows = encode_rows(self._tokenizer, texts, add_special_tokens=True)
+        rows = self._tokenizer.rows(texts, add_special_tokens=True)
         longest = max(len(row) for row in rows)
         if longest > self.max_length:
             raise RerankInputError(

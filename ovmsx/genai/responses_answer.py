@@ -14,7 +14,7 @@ from ovmsx.genai.engine_client import EngineFailed, Generation
 from ovmsx.genai.generation_meter import GenerationMeter
 from ovmsx.genai.output_parsers import OutputParser
 from ovmsx.genai.responses_api import ResponseBuilder
-from ovmsx.genai.v3_errors import execution_error
+from ovmsx.genai.unary_result import unary_result
 
 EMPTY_MESSAGE = {"content": "", "role": "assistant", "tool_calls": []}
 
@@ -42,24 +42,12 @@ async def whole_response(
     node: str,
     meter: GenerationMeter,
 ) -> bytes:
-    try:
-        async for kind, data in generation:
-            if kind == "done":
-                if "error" in data:
-                    raise execution_error(node, data["error"], "INTERNAL")
-                meter.finished(data, len(data["choices"]))
-                choices = [
-                    _message(choice["text"], choice["finish_reason"], parser)
-                    for choice in data["choices"]
-                ]
-                return orjson.dumps(builder.whole_choices(choices, _usage(data)))
-            if kind == "error":
-                raise execution_error(node, data)
-    except EngineFailed as error:
-        raise execution_error(node, str(error), "INTERNAL") from None
-    finally:
-        generation.close()
-    raise execution_error(node, "the generation ended without a result", "INTERNAL")
+    result = await unary_result(generation, node)
+    meter.finished(result, len(result["choices"]))
+    choices = [
+        _message(choice["text"], choice["finish_reason"], parser) for choice in result["choices"]
+    ]
+    return orjson.dumps(builder.whole_choices(choices, _usage(result)))
 
 
 async def response_events(

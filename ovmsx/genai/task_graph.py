@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ovmsx import __version__
+from ovmsx.genai.model_folder import read_json_object
 from ovmsx.genai.output_parsers import ParserNameError, check_parser_names
 
 TASKS = (
@@ -147,7 +148,7 @@ def encoder_graph(
 
 def detect_task(folder: Path) -> str | None:
     """The task OVMS infers for a model folder, or None when it cannot tell."""
-    architectures = _json(folder / "config.json").get("architectures") or []
+    architectures = read_json_object(folder / "config.json").get("architectures") or []
     modules = _json_list(folder / "modules.json")
     module_types = {str(module.get("type", "")).rsplit(".", 1)[-1] for module in modules}
     names = [str(name) for name in architectures]
@@ -256,14 +257,6 @@ def _quoted(text: str) -> str:
 
 def _bool(value: bool) -> str:
     return "true" if value else "false"
-
-
-def _json(path: Path) -> dict:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _json_list(path: Path) -> list[dict]:

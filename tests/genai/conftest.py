@@ -109,3 +109,11 @@ def encoders(
         ["--config_path", str(path)], tmp_path_factory.mktemp("encoder_run")
     ) as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def _close_openai_clients() -> Iterator[None]:
+    from openai_clients import close_all
+
+    yield
+    close_all()

@@ -10,9 +10,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-import openai
 import openvino_genai as genai
 import pytest
+from openai_clients import client
 from rest_process import RestProcess
 
 TEXTS = [
@@ -38,10 +38,6 @@ def reference(folder: Path, texts: list[str], pooling=POOLING.CLS, normalize=Tru
 def token_ids(folder: Path, text: str, **options) -> list[int]:
     encoded = genai.Tokenizer(str(folder)).encode(text, add_special_tokens=True, **options)
     return encoded.input_ids.data[0].tolist()
-
-
-def client(server: RestProcess) -> openai.OpenAI:
-    return openai.OpenAI(base_url=f"http://{server.url}/v3", api_key="unused", max_retries=0)
 
 
 def post(server: RestProcess, document: object, path: str = "/v3/embeddings"):

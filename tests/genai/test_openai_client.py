@@ -11,13 +11,10 @@ import openai
 import openvino_genai as genai
 import pytest
 from llm_graphs import SCRIPT
+from openai_clients import client
 from rest_process import RestProcess
 
 QUESTION = [{"role": "user", "content": "What is the capital of France?"}]
-
-
-def client(server: RestProcess) -> openai.OpenAI:
-    return openai.OpenAI(base_url=f"http://{server.url}/v3", api_key="unused", max_retries=0)
 
 
 def token_count(folder: Path, text: str, special: bool) -> int:

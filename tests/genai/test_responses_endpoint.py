@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-import openai
 import pytest
+from openai_clients import client
 from rest_process import RestProcess, rest_served
 from scripted_answers import (
     ANSWER,
@@ -37,10 +37,6 @@ def responding(tmp_path_factory: pytest.TempPathFactory):
     config.write_text(json.dumps({"model_config_list": [], "mediapipe_config_list": entries}))
     with rest_served(["--config_path", str(config)], root) as server:
         yield server
-
-
-def client(server: RestProcess) -> openai.OpenAI:
-    return openai.OpenAI(base_url=f"http://{server.url}/v3", api_key="unused", max_retries=0)
 
 
 def test_a_response_with_reasoning_and_text(responding: RestProcess) -> None:

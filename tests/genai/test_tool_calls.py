@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 
-import openai
 import pytest
 from llm_graphs import graph_text, write_llm_folder
+from openai_clients import client
 from rest_process import RestProcess, rest_served
 from scripted_answers import (
     ANSWER,
@@ -49,10 +49,6 @@ def random_graph(folder, **options):
     write_llm_folder(folder)
     (folder / "graph.pbtxt").write_text(graph_text(**options))
     return folder
-
-
-def client(server: RestProcess) -> openai.OpenAI:
-    return openai.OpenAI(base_url=f"http://{server.url}/v3", api_key="unused", max_retries=0)
 
 
 @pytest.mark.parametrize("model", ["hermes", "detected"])
