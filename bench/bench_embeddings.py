@@ -8,12 +8,19 @@ the other:
 - ``ovmsx``: ``ovmsx --task embeddings`` (or ``rerank``) on the same folder, loaded by
   bench/rest_load.py (keep-alive connections, one request at a time each) from this process.
 
+- ``infinity`` (embeddings, with ``--peer-python PYTHON``, a Python with
+  ``infinity-emb[server,optimum]``): the same weights as a Hugging Face folder behind
+  infinity's OpenAI embeddings API (``--peer-engine``: ``optimum`` runs them with ONNX Runtime,
+  ``torch`` with PyTorch), loaded the same way. The model is then a ``transformers`` BertModel
+  converted to OpenVINO for ovmsx and in-process (bench/encoder_peer_model.py).
+
 One request is one text to embed, or one query with ``--documents`` documents to rerank.
 Reported: requests/s (and documents/s for rerank) as the median of the rounds with their
-spread, and ovmsx over in-process.
+spread, and ovmsx over each contender.
 
     python bench/bench_embeddings.py --task embeddings [--rounds 3] [--write]
     python bench/bench_embeddings.py --task rerank --documents 8
+    python bench/bench_embeddings.py --peer-python /venv-infinity/bin/python --label peer
 
 The folders are built by examples/rag/build_encoder_folders.py (random weights, BERT-like,
 ``--hidden``/``--layers``: 384 and 6 by default, the size of small sentence-embedding models).
@@ -24,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -55,22 +63,39 @@ def in_process(args, folder: Path, text: str, concurrency: int) -> float:
 
 
 class Server:
-    def __init__(self, task: str, folder: Path, workdir: Path) -> None:
+    """A contender behind HTTP: ``command`` with ``{port}``, ready when ``ready_path`` answers,
+    embeddings at ``path``."""
+
+    def __init__(
+        self,
+        name: str,
+        command: list[str],
+        ready_path: str,
+        path: str,
+        workdir: Path,
+        cwd: Path | None = None,
+        environment: dict | None = None,
+    ):
+        self.name = name
+        self.path = path
         self.port = free_port()
-        self.log = (workdir / "server.log").open("wb")
-        command = [
-            sys.executable, "-m", "ovmsx", "--model_name", "m", "--model_path", str(folder),
-            "--task", task, "--rest_port", str(self.port), "--rest_bind_address", "127.0.0.1",
-        ]  # fmt: skip
-        self.process = subprocess.Popen(command, cwd=workdir, stdout=self.log, stderr=self.log)
-        deadline = time.monotonic() + 120
+        self.log = (workdir / f"{name}.log").open("wb")
+        command = [part.replace("{port}", str(self.port)) for part in command]
+        self.process = subprocess.Popen(
+            command,
+            cwd=cwd or workdir,
+            stdout=self.log,
+            stderr=self.log,
+            env={**os.environ, **(environment or {})},
+        )
+        deadline = time.monotonic() + 300
         while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/v2/health/ready"):
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{ready_path}"):
                     return
             except OSError:
                 if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise RuntimeError(f"ovmsx did not start: see {self.log.name}") from None
+                    raise RuntimeError(f"{name} did not start: see {self.log.name}") from None
                 time.sleep(0.2)
 
     def stop(self) -> None:
@@ -79,14 +104,33 @@ class Server:
         self.log.close()
 
 
+def ovmsx_server(task: str, folder: Path, workdir: Path) -> Server:
+    command = [
+        sys.executable, "-m", "ovmsx", "--model_name", "m", "--model_path", str(folder),
+        "--task", task, "--rest_port", "{port}", "--rest_bind_address", "127.0.0.1",
+    ]  # fmt: skip
+    path = "/v3/embeddings" if task == "embeddings" else "/v3/rerank"
+    return Server("ovmsx", command, "/v2/health/ready", path, workdir)
+
+
+def infinity_server(python: str, engine: str, folder: Path, workdir: Path) -> Server:
+    # The folder as "." from inside it: with an absolute local path this infinity release asks
+    # optimum for the ONNX file by its absolute name, which optimum does not find.
+    command = [
+        python, "-m", "infinity_emb.cli", "v2", "--model-id", ".",
+        "--served-model-name", "m", "--engine", engine, "--device", "cpu",
+        "--host", "127.0.0.1", "--port", "{port}", "--batch-size", "32",
+    ]  # fmt: skip
+    quiet = {"DO_NOT_TRACK": "1", "INFINITY_ANONYMOUS_USAGE_STATS": "0"}  # no network here
+    return Server("infinity", command, "/health", "/embeddings", workdir, folder, quiet)
+
+
 def served(args, server: Server, text: str, concurrency: int) -> float:
     if args.task == "embeddings":
         body = {"model": "m", "input": text}
-        path = "/v3/embeddings"
     else:
         body = {"model": "m", "query": text, "documents": [text] * args.documents}
-        path = "/v3/rerank"
-    request = RestCase(args.task, path, json.dumps(body).encode()).request_bytes(
+    request = RestCase(args.task, server.path, json.dumps(body).encode()).request_bytes(
         "127.0.0.1", server.port
     )
     rate, _ = asyncio.run(measure("127.0.0.1", server.port, request, concurrency, args.seconds))
@@ -110,6 +154,9 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=6)
     parser.add_argument("--heads", type=int, default=12)
     parser.add_argument("--vocab", type=int, default=30000)
+    parser.add_argument("--peer-python", help="a Python with infinity-emb: adds infinity")
+    parser.add_argument("--peer-engine", default="optimum", choices=("optimum", "torch"))
+    parser.add_argument("--label", default="", help="names the docs section")
     add_write_arguments(parser)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "examples" / "rag"))
@@ -119,11 +166,28 @@ def main() -> None:
     results: dict[tuple[str, str, int], list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="ovmsx-bench-encoders-") as scratch:
         workdir = Path(scratch)
-        folders = write_encoder_folders(
-            workdir / "models", args.hidden, args.layers, args.heads, args.vocab
-        )
-        folder = folders["embed" if args.task == "embeddings" else "rerank"]
-        server = Server(args.task, folder, workdir)
+        servers = []
+        if args.peer_python:
+            if args.task != "embeddings":
+                parser.error("--peer-python compares embeddings servers only")
+            command = [
+                args.peer_python, str(ROOT / "bench" / "encoder_peer_model.py"),
+                str(workdir / "peer"), "--hidden", str(args.hidden), "--layers",
+                str(args.layers), "--heads", str(args.heads), "--vocab", str(args.vocab),
+            ]  # fmt: skip
+            subprocess.run(command, check=True, capture_output=True)
+            folder = workdir / "peer" / "openvino"
+            servers.append(
+                infinity_server(
+                    args.peer_python, args.peer_engine, workdir / "peer" / "hf", workdir
+                )
+            )
+        else:
+            folders = write_encoder_folders(
+                workdir / "models", args.hidden, args.layers, args.heads, args.vocab
+            )
+            folder = folders["embed" if args.task == "embeddings" else "rerank"]
+        servers.insert(0, ovmsx_server(args.task, folder, workdir))
         try:
             for _ in range(args.rounds):
                 for length, text in lengths.items():
@@ -132,11 +196,14 @@ def main() -> None:
                         results.setdefault(("in-process", *key), []).append(
                             in_process(args, folder, text, concurrency)
                         )
-                        results.setdefault(("ovmsx", *key), []).append(
-                            served(args, server, text, concurrency)
-                        )
+                        for server in servers:
+                            results.setdefault((server.name, *key), []).append(
+                                served(args, server, text, concurrency)
+                            )
         finally:
-            server.stop()
+            for server in servers:
+                server.stop()
+    contenders = ["in-process"] + [server.name for server in servers]
     unit = (
         "requests/s"
         if args.task == "embeddings"
@@ -148,19 +215,22 @@ def main() -> None:
         f"{args.seconds:g} s per measurement, {args.rounds} rounds, contenders alternating; "
         f"median (min-max) of the rounds, in {unit}.",
         "",
-        "| input | concurrency | in-process | ovmsx | ratio |",
-        "|---|---|---|---|---|",
-    ]
+        "| input | concurrency | " + " | ".join(contenders) + " | "
+        + " | ".join(f"ovmsx ÷ {name}" for name in contenders if name != "ovmsx") + " |",
+        "|---|---|" + "---|" * (2 * len(contenders) - 1),
+    ]  # fmt: skip
     for length in lengths:
         for concurrency in args.concurrency:
             key = (length, str(concurrency))
-            base, ours = results[("in-process", *key)], results[("ovmsx", *key)]
-            ratio = statistics.median(ours) / statistics.median(base)
-            lines.append(
-                f"| {length} | {concurrency} | {spread(base)} | {spread(ours)} | {ratio:.2f}x |"
-            )
+            medians = {name: statistics.median(results[(name, *key)]) for name in contenders}
+            cells = [spread(results[(name, *key)]) for name in contenders]
+            ratios = [
+                f"{medians['ovmsx'] / medians[name]:.2f}x" for name in contenders if name != "ovmsx"
+            ]
+            lines.append(f"| {length} | {concurrency} | " + " | ".join(cells + ratios) + " |")
     lines += ["", machine(["openvino", "openvino-genai"])]
-    publish("\n".join(lines), f"encoders-{args.task}", args)
+    section = f"encoders-{args.task}" + (f"-{args.label}" if args.label else "")
+    publish("\n".join(lines), section, args)
 
 
 if __name__ == "__main__":

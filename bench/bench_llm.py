@@ -1,18 +1,26 @@
-"""ovmsx's LLM serving against openvino-genai driven in-process (the ceiling), side by side.
+"""ovmsx's LLM serving against openvino-genai driven in-process (the ceiling) and, when
+given, llama.cpp's OpenAI server on the same weights, side by side.
 
-Each round runs, for each concurrency, both contenders one after the other with the same
+Each round runs, for each concurrency, every contender one after the other with the same
 settings (prompt length, output length, scheduler):
 
 - ``in-process``: bench/llm_inprocess.py, ContinuousBatchingPipeline stepped by its own loop;
-- ``ovmsx``: ``ovmsx --task text_generation`` on the same folder, loaded by aiperf (NVIDIA's
-  LLM load generator, from the package index) over ``/v3/completions``, streamed.
+- ``ovmsx``: ``ovmsx --task text_generation`` on the same model, loaded by aiperf (NVIDIA's
+  LLM load generator, from the package index) over ``/v1/completions``, streamed;
+- ``llama.cpp`` (with ``--llama-cpp-python PYTHON``, a .gguf model): ``python -m
+  llama_cpp.server`` from llama-cpp-python, all CPUs as threads, loaded the same way.
 
-Reported per concurrency: output tokens/s, time to first token and inter-token latency (means),
-each as the median of the rounds with their spread, and ovmsx over in-process; and the server's
-own CPU per streamed token (the serving cost: the ovmsx process, its engine excluded).
+Reported per concurrency and contender: output tokens/s, time to first token and inter-token
+latency (means), each as the median of the rounds with their spread, the ratio to in-process
+and ovmsx's ratio to each; and CPU per streamed token of the serving process, of ovmsx's engine
+process, and of aiperf itself (which shares the CPUs: ``--client-nice`` lowers its priority).
 
     pip install aiperf            # best in a venv of its own: --aiperf PATH
     python bench/bench_llm.py --model models/tiny --concurrency 1 8 32 --rounds 3 [--write]
+    python bench/llm_gguf.py /tmp/mid.gguf --hidden 1024 --layers 16 --heads 16 --vocab 4096 \
+        --tokenizer-dir /tmp/mid-tokenizer
+    python bench/bench_llm.py --model /tmp/mid.gguf --tokenizer /tmp/mid-tokenizer \
+        --llama-cpp-python /venv-llama/bin/python --label gguf-mid
 
 Without --model a small folder is built (examples/llm/build_llm_folder.py).
 """
@@ -21,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -38,12 +47,19 @@ ROOT = Path(__file__).resolve().parents[1]
 SECTION = "llm"
 
 
-def prompt_of(model: Path, tokens: int) -> str:
-    """A prompt of exactly ``tokens`` tokens for the model's tokenizer."""
+def prompt_of(tokenizer_folder: Path, tokens: int) -> str:
+    """A prompt of exactly ``tokens`` tokens for the model's tokenizer (its Hugging Face
+    ``tokenizer.json``, or openvino-genai's tokenizer models in an OpenVINO folder)."""
+    words = "The quick brown fox jumps over the lazy dog. " * (tokens // 2 + 8)
+    if (tokenizer_folder / "tokenizer.json").exists():
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(tokenizer_folder / "tokenizer.json"))
+        ids = tokenizer.encode(words, add_special_tokens=False).ids[:tokens]
+        return tokenizer.decode(ids)
     import openvino_genai as genai
 
-    tokenizer = genai.Tokenizer(str(model))
-    words = "The quick brown fox jumps over the lazy dog. " * (tokens // 2 + 8)
+    tokenizer = genai.Tokenizer(str(tokenizer_folder))
     ids = tokenizer.encode(words, add_special_tokens=False).input_ids.data.tolist()[0][:tokens]
     return tokenizer.decode(ids)
 
@@ -55,35 +71,46 @@ def in_process(model: Path, concurrency: int, requests: int, args) -> dict:
         "--output-tokens", str(args.output_tokens), "--prompt", args.prompt_text,
     ]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, check=True)
-    return json.loads(done.stdout)
+    found = json.loads(done.stdout)
+    # The one process both serves and computes: its CPU goes in the serving column.
+    found["server_cpu_us_per_token"] = found.pop("cpu_us_per_token")
+    return found
 
 
 class Server:
-    def __init__(self, model: Path, workdir: Path) -> None:
-        self.port = free_port()
-        self.log = (workdir / "server.log").open("wb")
-        command = [
-            sys.executable, "-m", "ovmsx", "--model_name", "m", "--model_path", str(model),
-            "--task", "text_generation", "--rest_port", str(self.port),
-            "--rest_bind_address", "127.0.0.1", "--cache_size", "1",
-            "--enable_prefix_caching", "false",
-        ]  # fmt: skip
-        self.process = subprocess.Popen(command, cwd=workdir, stdout=self.log, stderr=self.log)
-        deadline = time.monotonic() + 120
+    """A contender behind HTTP: its process, its base URL for aiperf, the CPU it used."""
+
+    def __init__(
+        self,
+        name: str,
+        command: list[str],
+        ready_path: str,
+        workdir: Path,
+        counts_tokens: bool = True,
+    ) -> None:
         import urllib.request
 
+        self.name = name
+        # Whether its streams end with usage; otherwise aiperf counts tokens with the tokenizer.
+        self.counts_tokens = counts_tokens
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        command = [part.replace("{port}", str(self.port)) for part in command]
+        self.log = (workdir / f"{name}.log").open("wb")
+        self.process = subprocess.Popen(command, cwd=workdir, stdout=self.log, stderr=self.log)
+        deadline = time.monotonic() + 300
         while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/v2/models/m/ready"):
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{ready_path}"):
                     break
             except OSError:
                 if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise RuntimeError("ovmsx did not start") from None
+                    raise RuntimeError(f"{name} did not start: see {self.log.name}") from None
                 time.sleep(0.2)
         self.psutil = psutil.Process(self.process.pid)
 
     def cpu_seconds(self) -> tuple[float, float]:
-        """(the server's own CPU, its engine's CPU), in seconds."""
+        """(the serving process's CPU, its children's: ovmsx's engine), in seconds."""
         own = sum(self.psutil.cpu_times()[:2])
         engines = sum(sum(child.cpu_times()[:2]) for child in self.psutil.children())
         return own, engines
@@ -94,26 +121,64 @@ class Server:
         self.log.close()
 
 
-def served(server: Server, concurrency: int, requests: int, args, workdir: Path) -> dict:
-    artifacts = workdir / f"aiperf-{concurrency}-{time.monotonic_ns()}"
+def ovmsx_server(model: Path, workdir: Path) -> Server:
     command = [
-        args.aiperf, "profile", "--model", "m", "--url", f"http://127.0.0.1:{server.port}/v3",
+        sys.executable, "-m", "ovmsx", "--model_name", "m", "--model_path", str(model),
+        "--task", "text_generation", "--rest_port", "{port}",
+        "--rest_bind_address", "127.0.0.1", "--cache_size", "1",
+        "--enable_prefix_caching", "false",
+    ]  # fmt: skip
+    return Server("ovmsx", command, "/v2/models/m/ready", workdir)
+
+
+def llama_cpp_server(python: str, model: Path, workdir: Path) -> Server:
+    """llama-cpp-python's OpenAI server on the GGUF file, with every CPU as a thread (its
+    default is half of them) and a context as long as ovmsx's KV cache holds."""
+    threads = str(os.cpu_count() or 1)
+    command = [
+        python, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", "m",
+        "--host", "127.0.0.1", "--port", "{port}", "--n_ctx", "2048",
+        "--n_threads", threads, "--n_threads_batch", threads,
+    ]  # fmt: skip
+    # llama-cpp-python's streams carry no usage: aiperf counts the tokens itself.
+    return Server("llama.cpp", command, "/v1/models", workdir, counts_tokens=False)
+
+
+def served(server: Server, concurrency: int, requests: int, args, workdir: Path) -> dict:
+    artifacts = workdir / f"aiperf-{server.name}-{concurrency}-{time.monotonic_ns()}"
+    command = [
+        args.aiperf, "profile", "--model", "m", "--url", server.base_url,
         "--endpoint-type", "completions", "--streaming", "--concurrency", str(concurrency),
         "--request-count", str(requests), "--synthetic-input-tokens-mean", str(args.input_tokens),
         "--synthetic-input-tokens-stddev", "0", "--output-tokens-mean", str(args.output_tokens),
         "--output-tokens-stddev", "0", "--extra-inputs", "ignore_eos:true",
-        "--tokenizer", str(args.model), "--ui-type", "none", "--artifact-dir", str(artifacts),
-        "--warmup-request-count", str(concurrency), "--use-server-token-count",
+        "--tokenizer", str(args.tokenizer), "--ui-type", "none", "--artifact-dir", str(artifacts),
+        "--warmup-request-count", str(concurrency),
+        # One worker and one record processor hold 32 streams; aiperf's defaults start more
+        # processes than this machine has CPUs, and they take CPU from the server measured.
+        "--workers-max", "1", "--record-processors", "1",
+        "--no-server-metrics", "--no-gpu-telemetry",
     ]  # fmt: skip
+    if server.counts_tokens:
+        command.append("--use-server-token-count")
     before = server.cpu_seconds()
     client_before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, capture_output=True, text=True, check=True)
+    subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        check=True,
+        preexec_fn=(lambda: os.nice(args.client_nice)) if args.client_nice else None,
+    )
     client_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     after = server.cpu_seconds()
     client = (client_after.ru_utime + client_after.ru_stime) - (
         client_before.ru_utime + client_before.ru_stime
     )
     found = json.loads((artifacts / "profile_export_aiperf.json").read_text())
+    if "output_token_throughput" not in found:
+        errors = found.get("error_summary") or found.get("errors") or sorted(found)
+        raise RuntimeError(f"aiperf measured nothing on {server.name}: {errors}")
     # Every request generates exactly output_tokens (ignore_eos); the warm-up requests ran in
     # the CPU window too.
     tokens = (found["request_count"]["avg"] + concurrency) * args.output_tokens
@@ -129,29 +194,72 @@ def served(server: Server, concurrency: int, requests: int, args, workdir: Path)
     }
 
 
-def _parameters(model: Path) -> str:
-    """The model's parameter count, read from its OpenVINO IR's constants."""
-    import numpy as np
-    import openvino as ov
+def llama_cpp_version(python: str | None) -> str:
+    if not python:
+        return ""
+    asked = [python, "-c", "import llama_cpp; print(llama_cpp.__version__)"]
+    return f", llama-cpp-python {subprocess.check_output(asked, text=True).strip()}"
 
-    xml = model / "openvino_model.xml"
-    if not xml.exists():
-        return "GGUF"
-    count = 0
-    for node in ov.Core().read_model(xml).get_ordered_ops():
-        if node.get_type_name() == "Constant":
-            count += int(np.prod(node.get_output_shape(0)))
+
+def _parameters(model: Path) -> str:
+    """The model's parameter count, from its GGUF tensors or its OpenVINO IR's constants."""
+    import numpy as np
+
+    if model.suffix == ".gguf":
+        from gguf import GGUFReader
+
+        count = sum(int(tensor.n_elements) for tensor in GGUFReader(model).tensors)
+    else:
+        import openvino as ov
+
+        count = 0
+        for node in ov.Core().read_model(model / "openvino_model.xml").get_ordered_ops():
+            if node.get_type_name() == "Constant":
+                count += int(np.prod(node.get_output_shape(0)))
     return f"{count / 1e6:,.0f}M parameters"
 
 
 def spread(values: list[float], digits: int = 1) -> str:
+    if not values:
+        return "-"
     low, middle, high = min(values), statistics.median(values), max(values)
     return f"{middle:,.{digits}f} ({low:,.{digits}f}-{high:,.{digits}f})"
 
 
+def table(results: dict[tuple[str, int], list[dict]], contenders: list[str], args) -> list[str]:
+    lines = [
+        "| concurrency | contender | tokens/s | ÷ in-process | ovmsx ÷ it | TTFT ms | ITL ms | "
+        "CPU µs/token: serving process | engine process | aiperf |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for concurrency in args.concurrency:
+        median_rate = {
+            name: statistics.median(r["output_tokens_per_s"] for r in results[name, concurrency])
+            for name in contenders
+        }
+        for name in contenders:
+            rounds = results[name, concurrency]
+
+            def column(key: str, digits: int, rounds=rounds) -> str:
+                return spread([r[key] for r in rounds if r.get(key) is not None], digits)
+
+            lines.append(
+                f"| {concurrency} | {name} | {column('output_tokens_per_s', 0)} | "
+                f"{median_rate[name] / median_rate['in-process']:.2f}x | "
+                + ("" if name == "ovmsx" else f"{median_rate['ovmsx'] / median_rate[name]:.2f}x")
+                + f" | {column('ttft_ms_mean', 2)} | {column('itl_ms_mean', 2)} | "
+                f"{column('server_cpu_us_per_token', 0)} | {column('engine_cpu_us_per_token', 0)} "
+                f"| {column('client_cpu_us_per_token', 0)} |"
+            )
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--model", type=Path)
+    parser.add_argument("--model", type=Path, help="an OpenVINO LLM folder or a .gguf file")
+    parser.add_argument(
+        "--tokenizer", type=Path, help="a Hugging Face tokenizer folder (default: --model)"
+    )
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--input-tokens", type=int, default=128)
@@ -162,8 +270,18 @@ def main() -> None:
         "--label", default="", help="names the docs section (llm-LABEL), e.g. tiny or mid"
     )
     parser.add_argument("--aiperf", default=shutil.which("aiperf") or "aiperf")
+    parser.add_argument(
+        "--client-nice", type=int, default=0, help="run aiperf at this nice level (e.g. 19)"
+    )
+    parser.add_argument(
+        "--llama-cpp-python",
+        metavar="PYTHON",
+        help="a Python with llama-cpp-python[server]: adds llama.cpp (needs a .gguf --model)",
+    )
     add_write_arguments(parser)
     args = parser.parse_args()
+    if args.llama_cpp_python and (args.model is None or args.model.suffix != ".gguf"):
+        parser.error("--llama-cpp-python needs --model FILE.gguf: both serve the same weights")
     with tempfile.TemporaryDirectory(prefix="ovmsx-bench-llm-") as scratch:
         workdir = Path(scratch)
         if args.model is None:
@@ -171,8 +289,14 @@ def main() -> None:
             from build_llm_folder import write_llm_folder
 
             args.model = write_llm_folder(workdir / "model")
-        args.prompt_text = prompt_of(args.model, args.input_tokens)
-        server = Server(args.model, workdir)
+        if args.tokenizer is None:
+            if args.model.suffix == ".gguf":
+                parser.error("a .gguf --model needs --tokenizer: see llm_gguf.py --tokenizer-dir")
+            args.tokenizer = args.model
+        args.prompt_text = prompt_of(args.tokenizer, args.input_tokens)
+        servers = [ovmsx_server(args.model, workdir)]
+        if args.llama_cpp_python:
+            servers.append(llama_cpp_server(args.llama_cpp_python, args.model, workdir))
         results: dict[tuple[str, int], list[dict]] = {}
         try:
             for _ in range(args.rounds):
@@ -181,40 +305,25 @@ def main() -> None:
                     results.setdefault(("in-process", concurrency), []).append(
                         in_process(args.model, concurrency, requests, args)
                     )
-                    results.setdefault(("ovmsx", concurrency), []).append(
-                        served(server, concurrency, requests, args, workdir)
-                    )
+                    for server in servers:
+                        results.setdefault((server.name, concurrency), []).append(
+                            served(server, concurrency, requests, args, workdir)
+                        )
         finally:
-            server.stop()
+            for server in servers:
+                server.stop()
+    contenders = ["in-process"] + [server.name for server in servers]
+    niced = f"aiperf at nice {args.client_nice}; " if args.client_nice else ""
     lines = [
         f"Model: `{args.model.name}` ({_parameters(args.model)}); prompts of "
         f"{args.input_tokens} tokens, {args.output_tokens} tokens out (ignore_eos), "
-        f"streamed; {args.rounds} rounds, contenders alternating; median (min-max) of the "
-        "rounds.",
+        f"streamed; {niced}{args.rounds} rounds, contenders alternating; median (min-max) of "
+        "the rounds.",
         "",
-        "| concurrency | tokens/s in-process | tokens/s ovmsx | ratio | TTFT ms in-process | "
-        "TTFT ms ovmsx | ITL ms in-process | ITL ms ovmsx | CPU µs/token: in-process | "
-        "ovmsx engine | ovmsx server | aiperf |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        *table(results, contenders, args),
+        "",
+        machine(["openvino", "openvino-genai"]) + llama_cpp_version(args.llama_cpp_python),
     ]
-    for concurrency in args.concurrency:
-        base = results[("in-process", concurrency)]
-        ours = results[("ovmsx", concurrency)]
-        rate_base = [r["output_tokens_per_s"] for r in base]
-        rate_ours = [r["output_tokens_per_s"] for r in ours]
-        lines.append(
-            f"| {concurrency} | {spread(rate_base, 0)} | {spread(rate_ours, 0)} | "
-            f"{statistics.median(rate_ours) / statistics.median(rate_base):.2f}x | "
-            f"{spread([r['ttft_ms_mean'] for r in base], 2)} | "
-            f"{spread([r['ttft_ms_mean'] for r in ours], 2)} | "
-            f"{spread([r['itl_ms_mean'] for r in base], 2)} | "
-            f"{spread([r['itl_ms_mean'] for r in ours], 2)} | "
-            f"{spread([r['cpu_us_per_token'] for r in base], 0)} | "
-            f"{spread([r['engine_cpu_us_per_token'] for r in ours], 0)} | "
-            f"{spread([r['server_cpu_us_per_token'] for r in ours], 0)} | "
-            f"{spread([r['client_cpu_us_per_token'] for r in ours], 0)} |"
-        )
-    lines += ["", machine(["openvino", "openvino-genai"])]
     publish("\n".join(lines), f"{SECTION}-{args.label}" if args.label else SECTION, args)
 
 

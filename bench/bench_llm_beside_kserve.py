@@ -4,8 +4,10 @@ what an LLM engine costs the rest of the server.
 One ovmsx serves ``add_one`` (FP32 [1,10] + 1, KServe v2 REST) and a small LLM graph. Each
 round measures ``add_one`` with bench/rest_load.py (keep-alive connections, one request at a
 time each) twice, alternating: with the LLM idle, and with LLM_STREAMS clients streaming long
-answers from it without pause. The ratio of the medians is the figure; the engine runs in a
-process of its own, so what remains is the machine's cores being shared.
+answers from it without pause. The LLM's clients run in a process of their own, so that
+reading its streams takes nothing from the client that times ``add_one``. The ratio of the
+medians is the figure; the engine runs in a process of its own, so what remains is the
+machine's cores being shared.
 
     python bench/bench_llm_beside_kserve.py [--rounds 3] [--seconds 5] [--write]
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import statistics
 import subprocess
 import sys
@@ -88,15 +91,31 @@ async def llm_load(port: int, stop: asyncio.Event) -> int:
     return done
 
 
-async def kserve_rate(port: int, request: bytes, concurrency: int, seconds: float, loaded: bool):
-    stop = asyncio.Event()
-    background = asyncio.ensure_future(llm_load(port, stop)) if loaded else None
-    if background is not None:
-        await asyncio.sleep(1.0)  # the engine is busy before counting starts
-    rate, _ = await measure("127.0.0.1", port, request, concurrency, seconds)
-    if background is not None:
+def llm_load_process(port: int, stop, answers) -> None:
+    """The LLM's clients, in a child process until ``stop`` is set; ``answers`` gets the count."""
+
+    async def run() -> int:
+        done = asyncio.Event()
+        watcher = asyncio.get_running_loop().run_in_executor(None, stop.wait)
+        watcher.add_done_callback(lambda _: done.set())
+        return await llm_load(port, done)
+
+    answers.value = asyncio.run(run())
+
+
+def kserve_rate(port: int, request: bytes, concurrency: int, seconds: float, loaded: bool):
+    context = multiprocessing.get_context("spawn")
+    stop, answers = context.Event(), context.Value("i", 0)
+    load = context.Process(target=llm_load_process, args=(port, stop, answers))
+    if loaded:
+        load.start()
+        time.sleep(2.0)  # the child is up and the engine busy before counting starts
+    rate, _ = asyncio.run(measure("127.0.0.1", port, request, concurrency, seconds))
+    if loaded:
         stop.set()
-        await background
+        load.join(60)
+        if not answers.value:
+            raise RuntimeError("the LLM load finished no answer: the LLM was not busy")
     return rate
 
 
@@ -131,11 +150,7 @@ def main() -> None:
             alone, loaded = [], []
             for _ in range(args.rounds):
                 for busy, into in ((False, alone), (True, loaded)):
-                    into.append(
-                        asyncio.run(
-                            kserve_rate(port, request, args.concurrency, args.seconds, busy)
-                        )
-                    )
+                    into.append(kserve_rate(port, request, args.concurrency, args.seconds, busy))
         finally:
             server.terminate()
             server.wait(30)

@@ -7,7 +7,8 @@ file small enough to write and load in a second, and benchmarks need one large e
 pipeline's cost to show, so the sizes are parameters:
 
     python bench/llm_gguf.py /tmp/tiny.gguf --hidden 64 --layers 2 --heads 4 --vocab 512
-    python bench/llm_gguf.py /tmp/mid.gguf --hidden 1024 --layers 16 --heads 16 --vocab 32000
+    python bench/llm_gguf.py /tmp/mid.gguf --hidden 1024 --layers 16 --heads 16 --vocab 32000 \
+        --tokenizer-dir /tmp/mid-tokenizer   # the tokenizer as a Hugging Face folder, too
 
 What the file holds:
 
@@ -169,6 +170,21 @@ def tokenizer_fields(bpe) -> tuple[list[str], list[int], list[str], np.ndarray]:
     return tokens, [int(kind) for kind in types], merges, readable
 
 
+def save_tokenizer_folder(bpe, folder: Path, context: int) -> None:
+    """``tokenizer.json`` and a ``tokenizer_config.json`` naming its special tokens and chat
+    template: what ``transformers.AutoTokenizer`` loads without a model."""
+    folder.mkdir(parents=True, exist_ok=True)
+    bpe.save(str(folder / "tokenizer.json"))
+    config = {
+        "tokenizer_class": "PreTrainedTokenizerFast",
+        "eos_token": IM_END,
+        "pad_token": PAD,
+        "model_max_length": context,
+        "chat_template": CHAT_TEMPLATE,
+    }
+    (folder / "tokenizer_config.json").write_text(json.dumps(config, indent=1))
+
+
 class _Tensor:
     """One tensor of the plan: its name, numpy shape, GGML type, and how to draw its values."""
 
@@ -271,9 +287,12 @@ def write_gguf(
     dtype: str = "f16",
     seed: int = 0,
     context: int = 2048,
+    tokenizer_dir: str | Path | None = None,
 ) -> Path:
     """Write the model to ``path`` (``kv_heads`` defaults to ``heads``, ``ffn`` to
-    ``default_ffn(hidden)``) and return the path."""
+    ``default_ffn(hidden)``) and return the path. With ``tokenizer_dir``, the same tokenizer is
+    also saved there as a Hugging Face tokenizer folder, for load generators that build prompts
+    of a given token count and cannot read a GGUF file."""
     from gguf import GGUFWriter, LlamaFileType
 
     if dtype not in FILE_TYPES:
@@ -289,6 +308,8 @@ def write_gguf(
     path.parent.mkdir(parents=True, exist_ok=True)
 
     bpe = train_tokenizer(vocab, seed)
+    if tokenizer_dir is not None:
+        save_tokenizer_folder(bpe, Path(tokenizer_dir), context)
     tokens, types, merges, readable = tokenizer_fields(bpe)
     plan = tensor_plan(
         hidden=hidden,
@@ -362,6 +383,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dtype", choices=tuple(FILE_TYPES), default="f16")
     parser.add_argument("--context", type=int, default=2048)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--tokenizer-dir", type=Path, help="also save the tokenizer there as a Hugging Face folder"
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     path = write_gguf(
@@ -375,6 +399,7 @@ def main(argv: list[str] | None = None) -> None:
         dtype=args.dtype,
         seed=args.seed,
         context=args.context,
+        tokenizer_dir=args.tokenizer_dir,
     )
     count = parameter_count(
         hidden=args.hidden,

@@ -1,0 +1,119 @@
+"""One random-weight BERT encoder in the forms its servers read: a Hugging Face folder
+(safetensors, and model.onnx exported from them, for a PyTorch- or ONNX-based embeddings
+server) and an OpenVINO folder converted from the same weights (for ovmsx and openvino-genai),
+with the same WordPiece tokenizer.
+
+Runs in a Python with torch, transformers and openvino (the peer server's venv):
+
+    /venv-peer/bin/python bench/encoder_peer_model.py OUT --hidden 384 --layers 6 --heads 12
+
+writes OUT/hf and OUT/openvino. bench/bench_embeddings.py --peer-python runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "examples" / "rag"))
+
+from build_encoder_folders import build_tokenizer  # noqa: E402
+
+
+def write_peer_model(out: Path, hidden: int, layers: int, heads: int, vocab: int) -> None:
+    import openvino as ov
+    import torch
+    from openvino_tokenizers import convert_tokenizer
+    from transformers import BertConfig, BertModel
+
+    tokenizer = build_tokenizer(vocab)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        intermediate_size=4 * hidden,
+        max_position_embeddings=512,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    model = BertModel(config, add_pooling_layer=False).eval()
+    hf, openvino = out / "hf", out / "openvino"
+    model.save_pretrained(hf)
+    tokenizer.save_pretrained(hf)
+    # sentence-transformers' layout, so that servers pool by CLS as ovmsx is told to.
+    (hf / "1_Pooling").mkdir(exist_ok=True)
+    (hf / "1_Pooling" / "config.json").write_text(
+        json.dumps({"word_embedding_dimension": hidden, "pooling_mode_cls_token": True})
+    )
+    (hf / "modules.json").write_text(
+        json.dumps(
+            [
+                {
+                    "idx": 0,
+                    "name": "0",
+                    "path": "",
+                    "type": "sentence_transformers.models.Transformer",
+                },
+                {
+                    "idx": 1,
+                    "name": "1",
+                    "path": "1_Pooling",
+                    "type": "sentence_transformers.models.Pooling",
+                },
+                {
+                    "idx": 2,
+                    "name": "2",
+                    "path": "2_Normalize",
+                    "type": "sentence_transformers.models.Normalize",
+                },
+            ]
+        )
+    )
+    example = tokenizer(["a short example"], return_tensors="pt")
+    inputs = {name: example[name] for name in ("input_ids", "attention_mask", "token_type_ids")}
+    # ONNX Runtime's copy for the peer (infinity's optimum engine reads model.onnx).
+    dynamic = {name: {0: "batch", 1: "tokens"} for name in inputs}
+    torch.onnx.export(
+        model,
+        (inputs,),
+        str(hf / "model.onnx"),
+        input_names=list(inputs),
+        output_names=["last_hidden_state"],
+        dynamic_axes={**dynamic, "last_hidden_state": {0: "batch", 1: "tokens"}},
+        dynamo=False,
+    )
+    converted = ov.convert_model(model, example_input=inputs)
+    for port, name in zip(converted.inputs, inputs, strict=True):
+        port.get_tensor().set_names({name})
+    converted.outputs[0].get_tensor().set_names({"last_hidden_state"})
+    openvino.mkdir(parents=True, exist_ok=True)
+    ov.save_model(converted, openvino / "openvino_model.xml")
+    tokenizer.save_pretrained(openvino)
+    ov_tokenizer, ov_detokenizer = convert_tokenizer(tokenizer, with_detokenizer=True)
+    ov.save_model(ov_tokenizer, openvino / "openvino_tokenizer.xml")
+    ov.save_model(ov_detokenizer, openvino / "openvino_detokenizer.xml")
+    (openvino / "config.json").write_text((hf / "config.json").read_text())
+    (openvino / "1_Pooling").mkdir(exist_ok=True)
+    (openvino / "1_Pooling" / "config.json").write_text(
+        (hf / "1_Pooling" / "config.json").read_text()
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--hidden", type=int, default=384)
+    parser.add_argument("--layers", type=int, default=6)
+    parser.add_argument("--heads", type=int, default=12)
+    parser.add_argument("--vocab", type=int, default=30000)
+    args = parser.parse_args()
+    write_peer_model(args.out, args.hidden, args.layers, args.heads, args.vocab)
+    print(f"wrote {args.out / 'hf'} and {args.out / 'openvino'}")
+
+
+if __name__ == "__main__":
+    main()
