@@ -53,3 +53,15 @@ def scripted_graph(folder: Path, script: str, template: str | None = None, **opt
         (folder / "chat_template.jinja").write_text(template + source)
     (folder / "graph.pbtxt").write_text(graph_text(**options))
     return folder
+
+
+# The same call as each other parser's model family writes it.
+FAMILY_SCRIPTS = {
+    "mistral": "[TOOL_CALLS]" + json.dumps([{"name": "get_weather", "arguments": CALL_ARGUMENTS}]),
+    "phi4": "functools" + json.dumps([{"name": "get_weather", "arguments": CALL_ARGUMENTS}]),
+    "llama3": "<|python_tag|>" + json.dumps({"name": "get_weather", "parameters": CALL_ARGUMENTS}),
+    "qwen3coder": (
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+        "<parameter=days>\n2\n</parameter>\n</function>\n</tool_call>"
+    ),
+}

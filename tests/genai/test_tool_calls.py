@@ -14,6 +14,7 @@ from rest_process import RestProcess, rest_served
 from scripted_answers import (
     ANSWER,
     CALL_ARGUMENTS,
+    FAMILY_SCRIPTS,
     HERMES_MARKERS,
     QUESTION,
     THINK_SCRIPT,
@@ -32,6 +33,10 @@ def parsing(tmp_path_factory: pytest.TempPathFactory):
         "thinker": scripted_graph(root / "thinker", THINK_SCRIPT, reasoning_parser="qwen3"),
         "detected": scripted_graph(root / "detected", TOOL_SCRIPT, HERMES_MARKERS),
         "plain": scripted_graph(root / "plain", TOOL_SCRIPT),
+        **{
+            family: scripted_graph(root / family, script, tool_parser=family)
+            for family, script in FAMILY_SCRIPTS.items()
+        },
         # A random model: only the guidance makes it write a call.
         "guided": random_graph(
             root / "guided", tool_parser="hermes3", enable_tool_guided_generation=True
@@ -179,3 +184,14 @@ def test_without_guidance_a_random_model_writes_no_call(parsing: RestProcess) ->
         model="hermes_random", messages=QUESTION, tools=GUIDED_TOOLS, max_tokens=30, seed=1
     )
     assert not answer.choices[0].message.tool_calls
+
+
+@pytest.mark.parametrize("family", sorted(FAMILY_SCRIPTS))
+def test_each_parser_reads_its_model_familys_call(parsing: RestProcess, family: str) -> None:
+    answer = client(parsing).chat.completions.create(model=family, messages=QUESTION, tools=TOOLS)
+    choice = answer.choices[0]
+    [call] = choice.message.tool_calls
+    assert call.function.name == "get_weather"
+    assert json.loads(call.function.arguments) == CALL_ARGUMENTS
+    assert choice.finish_reason == "tool_calls"
+    assert not choice.message.content
