@@ -8,7 +8,7 @@ hold a valid call. The closing tag may be missing at the end of the output.
 
 from __future__ import annotations
 
-from .json_call import DONE, PROGRESS, CallReader
+from .json_call import CallReader, step_call
 from .stream import Context, Handler
 from .text_scan import find_tag, leading_whitespace
 
@@ -33,11 +33,7 @@ class _Blocks(Handler):
 
     def step(self, ctx: Context, final: bool) -> bool:
         if self.state == _CALL:
-            verdict = self.reader.step(ctx, final)
-            if verdict == DONE:
-                self.state, self.reader = _BETWEEN, None
-                return True
-            return verdict == PROGRESS
+            return step_call(self, ctx, final, _BETWEEN)
         if self.state == _BODY:
             spaces = leading_whitespace(ctx.buf)
             if spaces:

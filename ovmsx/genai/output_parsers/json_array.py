@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .json_call import DONE, PROGRESS, CallReader
+from .json_call import CallReader, step_call
 from .stream import Context, Handler
 from .text_scan import find_tag, leading_whitespace
 
@@ -24,11 +24,7 @@ class JsonArrayCalls(Handler):
 
     def step(self, ctx: Context, final: bool) -> bool:
         if self.state == _CALL:
-            verdict = self.reader.step(ctx, final)
-            if verdict == DONE:
-                self.state, self.reader = _SEPARATOR, None
-                return True
-            return verdict == PROGRESS
+            return step_call(self, ctx, final, _SEPARATOR)
         if self.state == _AFTER:
             at, tag = find_tag(ctx.buf, (self.tag,), final)
             ctx.consume(at)

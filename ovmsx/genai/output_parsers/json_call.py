@@ -112,6 +112,16 @@ class _Depth:
         return -1
 
 
+def step_call(handler, ctx, final: bool, after) -> bool:
+    """Steps ``handler.reader``, the call being read; once it is done the handler moves to
+    state ``after``. Returns whether anything moved (a handler's ``step`` result)."""
+    verdict = handler.reader.step(ctx, final)
+    if verdict == DONE:
+        handler.state, handler.reader = after, None
+        return True
+    return verdict == PROGRESS
+
+
 class CallReader:
     """Reads one call object from ``ctx.buf``, which starts at its ``{``.
 

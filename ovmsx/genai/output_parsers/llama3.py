@@ -10,7 +10,7 @@ form is recognised.
 
 from __future__ import annotations
 
-from .json_call import DONE, PROGRESS, CallReader
+from .json_call import CallReader, step_call
 from .stream import Context, Handler
 from .text_scan import find_tag, leading_whitespace
 
@@ -37,11 +37,7 @@ class _Calls(Handler):
 
     def step(self, ctx: Context, final: bool) -> bool:
         if self.state == _CALL:
-            verdict = self.reader.step(ctx, final)
-            if verdict == DONE:
-                self.state, self.reader = _SEEK, None
-                return True
-            return verdict == PROGRESS
+            return step_call(self, ctx, final, _SEEK)
         if self.state == _SKIP:
             at, tag = find_tag(ctx.buf, (";", _TAG), final)
             ctx.consume(at)
