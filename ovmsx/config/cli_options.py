@@ -479,12 +479,14 @@ def _options(args: argparse.Namespace) -> ServerOptions:
     )
 
 
+def _given(flags_class, args: argparse.Namespace) -> dict:
+    """The fields of ``flags_class`` given on the command line."""
+    fields = (field.name for field in dataclasses.fields(flags_class))
+    return {name: getattr(args, name) for name in fields if getattr(args, name) is not None}
+
+
 def _text_generation_flags(args: argparse.Namespace) -> TextGenerationFlags | None:
-    given = {
-        field.name: getattr(args, field.name)
-        for field in dataclasses.fields(TextGenerationFlags)
-        if getattr(args, field.name) is not None
-    }
+    given = _given(TextGenerationFlags, args)
     if not given:
         return None
     flags = TextGenerationFlags(**given)
@@ -496,19 +498,14 @@ def _text_generation_flags(args: argparse.Namespace) -> TextGenerationFlags | No
 
 
 def _encoder_flags(args: argparse.Namespace) -> EncoderFlags | None:
-    given = {
-        field.name: getattr(args, field.name)
-        for field in dataclasses.fields(EncoderFlags)
-        if getattr(args, field.name) is not None
-    }
+    given = _given(EncoderFlags, args)
     if not given:
         return None
-    flags = EncoderFlags(**given)
-    task = args.task or TEXT_GENERATION
     if args.task is None:
         raise UsageError(f"--{next(iter(given))} needs --task embeddings or --task rerank")
+    flags = EncoderFlags(**given)
     try:
-        check_encoder_flags(task, flags, list(given))
+        check_encoder_flags(args.task, flags, list(given))
     except TaskError as error:
         raise UsageError(str(error)) from None
     return flags
