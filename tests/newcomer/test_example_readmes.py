@@ -43,7 +43,9 @@ def _imports(folder: Path) -> set[str]:
 
 def needed(folder: Path) -> dict[str, set[str]]:
     """Distribution -> extras the scripts of ``folder`` need beyond ovmsx and the stdlib."""
-    siblings = {path.stem for path in folder.rglob("*.py")}
+    # Modules of the examples themselves: the agent example builds its model with examples/llm's
+    # builder, which its README runs from the repository.
+    siblings = {path.stem for path in folder.parent.rglob("*.py")}
     owners = importlib.metadata.packages_distributions()
     with_ovmsx = _installed_with_ovmsx()
     wanted: dict[str, set[str]] = {}

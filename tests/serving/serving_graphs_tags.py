@@ -422,10 +422,11 @@ BROKEN_CALCULATOR_GRAPHS: dict[str, tuple[str, list[str], list[str]]] = {
         ["../calculators.py"],
         [
             'node "echo": unknown calculator "NobodyRegisteredThis" (known: ',
-            "Echo, Fails, HttpLLMCalculator, ImageEcho, Inspect, InspectStrict, OpenFails, "
-            "OpenVINOInferenceCalculator, OpenVINOModelServerSessionCalculator, Picky, "
-            "PublishScale, PyTensorOvTensorConverterCalculator, PythonExecutorCalculator, "
-            "RequestEcho, Scale, WrongResponse)",
+            "Echo, EmbeddingsCalculatorOV, Fails, HttpLLMCalculator, ImageEcho, Inspect, "
+            "InspectStrict, OpenFails, OpenVINOInferenceCalculator, "
+            "OpenVINOModelServerSessionCalculator, Picky, PublishScale, "
+            "PyTensorOvTensorConverterCalculator, PythonExecutorCalculator, RequestEcho, "
+            "RerankCalculatorOV, Scale, WrongResponse)",
         ],
     ),
     "name_taken": (
