@@ -77,7 +77,7 @@ class EmbeddingsServable:
     def _run(self, jobs: list[Job]) -> None:
         texts = [text for job in jobs if job.work.texts is not None for text in job.work.texts]
         tokenized = iter(self._tokenize(texts)) if texts else iter(())
-        rows: list[list[int]] = []
+        rows: list = []  # token id lists and arrays
         accepted: list[tuple[Job, int, int, int]] = []  # job, first row, rows, tokens
         for job in jobs:
             request: EmbeddingsRequest = job.work
@@ -97,21 +97,22 @@ class EmbeddingsServable:
         for job, first, count, tokens in accepted:
             job.answer(Embedded(vectors[first : first + count], tokens))
 
-    def _tokenize(self, texts: list[str]) -> list[list[int]]:
+    def _tokenize(self, texts: list[str]) -> list[np.ndarray]:
         options = {"max_length": self.max_length, "truncation": True} if self._truncate else {}
         return self._tokenizer.rows(texts, add_special_tokens=True, **options)
 
     def _truncated(self, ids: list[int]) -> list[int]:
         return ids[: self.max_length] if self._truncate else ids
 
-    def _check(self, rows: list[list[int]], token_ids: bool) -> str | None:
+    def _check(self, rows: list, token_ids: bool) -> str | None:
         width = max(len(row) for row in rows)
         if width > self.max_length:
             return f"Input length {width} longer than allowed {self.max_length}"
         if token_ids:
             for row in rows:
-                outside = [token for token in row if not 0 <= token < self._vocab_size]
-                if outside:
+                ids = np.asarray(row)
+                outside = ids[(ids < 0) | (ids >= self._vocab_size)]
+                if outside.size:
                     return (
                         f"token id {outside[0]} is outside the model's vocabulary "
                         f"[0, {self._vocab_size})"

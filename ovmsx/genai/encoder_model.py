@@ -73,13 +73,14 @@ class EncoderTokenizer:
             encoded = self._tokenizer.encode(text, add_special_tokens=False)
         return encoded.input_ids.data[0].tolist()
 
-    def rows(self, texts: list[str], **options) -> list[list[int]]:
-        """Each text's token ids (padding dropped, whichever side the tokenizer pads)."""
+    def rows(self, texts: list[str], **options) -> list[np.ndarray]:
+        """Each text's token ids (padding dropped, whichever side the tokenizer pads), as the
+        arrays EncoderModel copies into its batch."""
         with OPENVINO_PYTHON:
             encoded = self._tokenizer.encode(texts, **options)
         ids = encoded.input_ids.data
         mask = encoded.attention_mask.data.astype(bool)
-        return [ids[row][mask[row]].tolist() for row in range(len(texts))]
+        return [ids[row][mask[row]] for row in range(len(texts))]
 
 
 def read_model(folder: Path):
@@ -96,8 +97,7 @@ def read_model(folder: Path):
 
 
 class EncoderModel:
-    """Inference over rows of token ids; ``run`` maps (ids, mask) tensors of a slice to the
-    slice's outputs (one row each)."""
+    """Inference over rows of token ids (lists or arrays), in length-sorted slices."""
 
     def __init__(self, compiled, pad_id: int) -> None:
         self._request = compiled.create_infer_request()
@@ -108,7 +108,7 @@ class EncoderModel:
                 self._types[name] = port.get_element_type().to_dtype()
         self._with_type_ids = TOKEN_TYPE_IDS in self._types
 
-    def infer(self, rows: Sequence[Sequence[int]], output: Callable) -> np.ndarray:
+    def infer(self, rows: Sequence[Sequence[int] | np.ndarray], output: Callable) -> np.ndarray:
         """``output(request)``: the slice's result from the finished infer request, one row per
         input row; returns the results of all rows, in the order given."""
         order = sorted(range(len(rows)), key=lambda index: len(rows[index]))

@@ -26,6 +26,7 @@ from ovmsx.genai.output_parsers import (
     SPECIAL_TOKEN_PARSERS,
     OutputParser,
     ParserNameError,
+    StreamParser,
     check_parser_names,
     prompt_opens_reasoning,
     resolve_parsers,
@@ -115,3 +116,29 @@ def servable_parsers(given: tuple[str | None, str | None, bool], template: str |
     if tool or reasoning:
         log.info("node %s: tool parser %s, reasoning parser %s", node, tool, reasoning)
     return Parsers(tool, reasoning, guided)
+
+
+def parsed_message(parser: OutputParser | None, text: str, reason: str) -> tuple[dict, str]:
+    """A whole answer's chat ``message`` and finish reason: with a parser, its content,
+    reasoning and calls, and ``tool_calls`` for an answer that called where it says ``stop``."""
+    if parser is None:
+        return {"content": text, "role": "assistant", "tool_calls": []}, reason
+    parsed = parser.parse(text)
+    if parsed.tool_calls and reason == "stop":
+        reason = "tool_calls"
+    return parsed.message(), reason
+
+
+def parsed_deltas(
+    stream: StreamParser | None, text: str, reason: str | None
+) -> tuple[list[dict], str | None]:
+    """The chat ``delta`` objects for a new piece of a streamed answer, and its finish reason
+    (given with the last piece; ``tool_calls`` as in ``parsed_message``)."""
+    if stream is None:
+        return ([{"content": text}] if text else []), reason
+    deltas = stream.feed(text) if text else []
+    if reason is not None:
+        deltas += stream.finish()
+        if stream.tool_calls_seen and reason == "stop":
+            reason = "tool_calls"
+    return deltas, reason

@@ -14,6 +14,7 @@ import uuid
 
 import orjson
 
+from ovmsx.genai.llm_parsers import parsed_deltas, parsed_message
 from ovmsx.genai.openai_request import CHAT, GenerationRequest
 from ovmsx.genai.output_parsers import OutputParser, StreamParser
 
@@ -29,7 +30,7 @@ class Reply:
 
     def __init__(self, request: GenerationRequest, parser: OutputParser | None = None) -> None:
         self.request = request
-        self.parser = parser if request.endpoint == CHAT else None
+        self.parser = parser
         self._streams: dict[int, StreamParser] = {}
         self.created = int(time.time())
         chat = request.endpoint == CHAT
@@ -52,13 +53,7 @@ class Reply:
             text = choice["text"]
             if request.echo:
                 text = (request.prompt or "") + text
-            reason = choice["finish_reason"]
-            message = {"content": text, "role": "assistant", "tool_calls": []}
-            if chat and self.parser is not None:
-                parsed = self.parser.parse(text)
-                message = parsed.message()
-                if parsed.tool_calls and reason == "stop":
-                    reason = "tool_calls"
+            message, reason = parsed_message(self.parser, text, choice["finish_reason"])
             entry: dict = {"finish_reason": reason, "index": choice["index"]}
             entry["logprobs"] = _logprobs(choice, chat, request) if request.logprobs else None
             if chat:
@@ -104,11 +99,7 @@ class Reply:
         stream = self._streams.get(index)
         if stream is None:
             stream = self._streams[index] = self.parser.stream()
-        deltas = stream.feed(text) if text else []
-        if finish_reason is not None:
-            deltas += stream.finish()
-            if stream.tool_calls_seen and finish_reason == "stop":
-                finish_reason = "tool_calls"
+        deltas, finish_reason = parsed_deltas(stream, text, finish_reason)
         frames = [
             self._event([{"index": index, "logprobs": None, "delta": d, "finish_reason": None}])
             for d in deltas

@@ -83,7 +83,7 @@ class RerankServable:
     # -- the worker thread -------------------------------------------------------------------
 
     def _run(self, jobs: list[Job]) -> None:
-        rows: list[list[int]] = []
+        rows: list[np.ndarray] = []
         owners: list[np.ndarray] = []  # per accepted job: the document of each of its rows
         accepted: list[tuple[Job, int]] = []
         for job in jobs:
@@ -105,7 +105,7 @@ class RerankServable:
             np.maximum.at(best, documents, scores[first : first + len(documents)])
             job.answer(best)
 
-    def _rows(self, request: RerankRequest) -> tuple[list[list[int]], np.ndarray]:
+    def _rows(self, request: RerankRequest) -> tuple[list[np.ndarray], np.ndarray]:
         """The request's rows, and for each the index of its document."""
         if len(request.texts) > self._max_chunks:
             raise RerankInputError("Number of documents exceeds max_allowed_chunks")
@@ -116,10 +116,11 @@ class RerankServable:
         if room <= 0:
             raise RerankInputError("Chunking failed: no space left for chunks")
         documents = self._tokenizer.rows(request.texts, add_special_tokens=False)
-        chunks: list[list[int]] = []
+        chunks: list[np.ndarray] = []
         owners: list[int] = []
         for index, ids in enumerate(documents):
-            pieces = [ids[start : start + room] for start in range(0, len(ids), room)] or [[]]
+            # An empty document still gets its row.
+            pieces = [ids[start : start + room] for start in range(0, max(1, len(ids)), room)]
             chunks.extend(pieces)
             owners.extend([index] * len(pieces))
         if len(chunks) > self._max_chunks:
@@ -127,11 +128,12 @@ class RerankServable:
                 "Chunking failed: exceeding max_allowed_chunks after chunking limit: "
                 f"{self._max_chunks}; actual: {len(chunks)}"
             )
-        head = [self._bos, *query, self._eos, self._sep]
-        rows = [[*head, *chunk, self._eos] for chunk in chunks]
+        head = np.array([self._bos, *query, self._eos, self._sep], dtype=np.int64)
+        tail = np.array([self._eos], dtype=np.int64)
+        rows = [np.concatenate((head, chunk, tail)) for chunk in chunks]
         return rows, np.asarray(owners, dtype=np.int64)
 
-    def _concatenated_rows(self, request: RerankRequest) -> tuple[list[list[int]], np.ndarray]:
+    def _concatenated_rows(self, request: RerankRequest) -> tuple[list[np.ndarray], np.ndarray]:
         texts = [request.query + text for text in request.texts]
         rows = self._tokenizer.rows(texts, add_special_tokens=True)
         longest = max(len(row) for row in rows)

@@ -12,27 +12,10 @@ import orjson
 
 from ovmsx.genai.engine_client import EngineFailed, Generation
 from ovmsx.genai.generation_meter import GenerationMeter
+from ovmsx.genai.llm_parsers import parsed_deltas, parsed_message
 from ovmsx.genai.output_parsers import OutputParser
 from ovmsx.genai.responses_api import ResponseBuilder
 from ovmsx.genai.unary_result import unary_result
-
-EMPTY_MESSAGE = {"content": "", "role": "assistant", "tool_calls": []}
-
-
-def _usage(result: dict) -> dict:
-    return {
-        "prompt_tokens": result["prompt_tokens"],
-        "completion_tokens": result["completion_tokens"],
-    }
-
-
-def _message(text: str, reason: str, parser: OutputParser | None) -> tuple[dict, str]:
-    if parser is None:
-        return {**EMPTY_MESSAGE, "content": text}, reason
-    parsed = parser.parse(text)
-    if parsed.tool_calls and reason == "stop":
-        reason = "tool_calls"
-    return parsed.message(), reason
 
 
 async def whole_response(
@@ -45,9 +28,11 @@ async def whole_response(
     result = await unary_result(generation, node)
     meter.finished(result, len(result["choices"]))
     choices = [
-        _message(choice["text"], choice["finish_reason"], parser) for choice in result["choices"]
+        parsed_message(parser, choice["text"], choice["finish_reason"])
+        for choice in result["choices"]
     ]
-    return orjson.dumps(builder.whole_choices(choices, _usage(result)))
+    # The engine's result carries prompt_tokens and completion_tokens, the usage it reads.
+    return orjson.dumps(builder.whole_choices(choices, result))
 
 
 async def response_events(
@@ -70,15 +55,9 @@ async def response_events(
             kind, data = event
             if kind == "text":
                 _, text, final, finish_reason = data
-                deltas = []
-                if text:
-                    deltas = text_parser.feed(text) if text_parser else [{"content": text}]
+                deltas, finish_reason = parsed_deltas(text_parser, text, finish_reason)
                 if final:
                     reason = finish_reason
-                    if text_parser is not None:
-                        deltas += text_parser.finish()
-                        if text_parser.tool_calls_seen and reason == "stop":
-                            reason = "tool_calls"
                 frames = b"".join(frame for delta in deltas for frame in events.delta(delta))
                 if frames:  # never an empty write: it would end the chunked body
                     yield frames
@@ -89,7 +68,7 @@ async def response_events(
                     return
                 meter.finished(data, 1)
                 final_reason = reason or data["choices"][0]["finish_reason"]
-                yield b"".join(events.finish(final_reason, _usage(data)))
+                yield b"".join(events.finish(final_reason, data))
                 return
             elif kind == "error":
                 meter.failed = True

@@ -64,34 +64,26 @@ class Hub:
     def download_repository(self, repo_id: str, folder: Path) -> None:
         """Every file of ``repo_id`` into ``folder``, keeping the repository's layout."""
         with self._failures(repo_id, folder):
-            snapshot_download(
-                repo_id,
-                revision=REVISION,
-                local_dir=folder,
-                cache_dir=_cache_dir(folder),
-                endpoint=self.endpoint,
-                token=self._token(),
-                library_name="ovmsx",
-                library_version=__version__,
-                tqdm_class=TerminalOnlyBar,
-            )
+            snapshot_download(repo_id, **self._into(folder))
 
     def download_files(self, repo_id: str, filenames: Sequence[str], folder: Path) -> None:
         """Some files of ``repo_id`` into ``folder`` (a GGUF model and its parts)."""
         with self._failures(repo_id, folder):
             for filename in filenames:
-                hf_hub_download(
-                    repo_id,
-                    filename,
-                    revision=REVISION,
-                    local_dir=folder,
-                    cache_dir=_cache_dir(folder),
-                    endpoint=self.endpoint,
-                    token=self._token(),
-                    library_name="ovmsx",
-                    library_version=__version__,
-                    tqdm_class=TerminalOnlyBar,
-                )
+                hf_hub_download(repo_id, filename, **self._into(folder))
+
+    def _into(self, folder: Path) -> dict:
+        """What every download into ``folder`` passes to huggingface_hub."""
+        return {
+            "revision": REVISION,
+            "local_dir": folder,
+            "cache_dir": _cache_dir(folder),
+            "endpoint": self.endpoint,
+            "token": self._token(),
+            "library_name": "ovmsx",
+            "library_version": __version__,
+            "tqdm_class": TerminalOnlyBar,
+        }
 
     def _api(self) -> HfApi:
         return HfApi(

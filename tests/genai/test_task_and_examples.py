@@ -15,7 +15,6 @@ from rest_process import RestProcess, rest_served
 from serving_process import free_port, run_to_exit
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-EXAMPLE = EXAMPLES / "llm"
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 
 
@@ -96,24 +95,45 @@ def test_a_folder_whose_task_cannot_be_told_is_refused(bare_folder: Path, tmp_pa
     assert "Could not infer model task - specify --task value explicitly" in output
 
 
-def test_the_llm_example_runs_as_its_readme_says(tmp_path: Path) -> None:
-    example = tmp_path / "llm"
-    shutil.copytree(EXAMPLE, example, ignore=shutil.ignore_patterns("models", "__pycache__"))
-    subprocess.run(
-        [sys.executable, str(example / "build_llm_folder.py"), str(example / "models" / "tiny")],
-        check=True,
-        capture_output=True,
-    )
-    with rest_served(["--config_path", str(example / "config.json")], tmp_path) as server:
+def run_example(
+    tmp_path: Path, name: str, builds: list[list[str]], serve: list[str], client: str
+) -> list[str]:
+    """Copy examples/``name`` (and examples/llm, whose builder the others use) into
+    ``tmp_path``, run the ``builds`` there (script paths relative to the copied examples/),
+    serve with ``serve`` (``{example}`` standing for the copy), run its ``client`` against the
+    server, and return what the client printed, line by line."""
+    examples = tmp_path / "examples"
+    for folder in {name, "llm"}:
+        shutil.copytree(
+            EXAMPLES / folder,
+            examples / folder,
+            ignore=shutil.ignore_patterns("models", "__pycache__"),
+        )
+    for build in builds:
+        command = [sys.executable, *(part.format(examples=examples) for part in build)]
+        subprocess.run(command, check=True, capture_output=True)
+    args = [part.format(examples=examples) for part in serve]
+    with rest_served(args, tmp_path) as server:
         done = subprocess.run(
-            [sys.executable, str(example / "client.py"), "--url", f"http://{server.url}/v3"],
+            [sys.executable, str(examples / name / client), "--url", f"http://{server.url}/v3"],
             capture_output=True,
             text=True,
             timeout=120,
             check=False,
         )
     assert done.returncode == 0, done.stderr
-    unary, finish, streamed = done.stdout.splitlines()[:3]
+    return done.stdout.splitlines()
+
+
+def test_the_llm_example_runs_as_its_readme_says(tmp_path: Path) -> None:
+    lines = run_example(
+        tmp_path,
+        "llm",
+        [["{examples}/llm/build_llm_folder.py", "{examples}/llm/models/tiny"]],
+        ["--config_path", "{examples}/llm/config.json"],
+        "client.py",
+    )
+    unary, finish, streamed = lines[:3]
     assert unary.startswith("unary: ")
     assert len(unary) > 20
     assert "finish_reason length" in finish
@@ -122,27 +142,16 @@ def test_the_llm_example_runs_as_its_readme_says(tmp_path: Path) -> None:
 
 
 def test_the_rag_example_runs_as_its_readme_says(tmp_path: Path) -> None:
-    example = tmp_path / "examples"
-    for name in ("rag", "llm"):
-        shutil.copytree(
-            EXAMPLES / name, example / name, ignore=shutil.ignore_patterns("models", "__pycache__")
-        )
-    rag = example / "rag"
-    for command in (
-        [str(rag / "build_encoder_folders.py"), str(rag / "models")],
-        [str(example / "llm" / "build_llm_folder.py"), str(rag / "models" / "llm")],
-    ):
-        subprocess.run([sys.executable, *command], check=True, capture_output=True)
-    with rest_served(["--config_path", str(rag / "config.json")], tmp_path) as server:
-        done = subprocess.run(
-            [sys.executable, str(rag / "client.py"), "--url", f"http://{server.url}/v3"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    lines = run_example(
+        tmp_path,
+        "rag",
+        [
+            ["{examples}/rag/build_encoder_folders.py", "{examples}/rag/models"],
+            ["{examples}/llm/build_llm_folder.py", "{examples}/rag/models/llm"],
+        ],
+        ["--config_path", "{examples}/rag/config.json"],
+        "client.py",
+    )
     assert lines[0] == "retrieved:"
     retrieved = [line.strip() for line in lines[1:4]]
     assert lines[4] == "reranked:"
@@ -155,32 +164,14 @@ def test_the_rag_example_runs_as_its_readme_says(tmp_path: Path) -> None:
 
 
 def test_the_agent_example_runs_as_its_readme_says(tmp_path: Path) -> None:
-    example = tmp_path / "examples"
-    for name in ("agent", "llm"):
-        shutil.copytree(
-            EXAMPLES / name, example / name, ignore=shutil.ignore_patterns("models", "__pycache__")
-        )
-    model = example / "agent" / "models" / "agent"
-    subprocess.run(
-        [sys.executable, str(example / "agent" / "build_agent_model.py"), str(model)],
-        check=True,
-        capture_output=True,
+    model = "{examples}/agent/models/agent"
+    lines = run_example(
+        tmp_path,
+        "agent",
+        [["{examples}/agent/build_agent_model.py", model]],
+        ["--model_name", "agent", "--model_path", model],
+        "client.py",
     )
-    with rest_served(["--model_name", "agent", "--model_path", str(model)], tmp_path) as server:
-        done = subprocess.run(
-            [
-                sys.executable,
-                str(example / "agent" / "client.py"),
-                "--url",
-                f"http://{server.url}/v3",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
     assert lines[0] == (
         "tool call: get_weather({'city': 'Paris'}) -> "
         "{'city': 'Paris', 'sky': 'sunny', 'celsius': 21}"
