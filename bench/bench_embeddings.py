@@ -8,11 +8,12 @@ the other:
 - ``ovmsx``: ``ovmsx --task embeddings`` (or ``rerank``) on the same folder, loaded by
   bench/rest_load.py (keep-alive connections, one request at a time each) from this process.
 
-- ``infinity`` (embeddings, with ``--peer-python PYTHON``, a Python with
-  ``infinity-emb[server,optimum]``): the same weights as a Hugging Face folder behind
-  infinity's OpenAI embeddings API (``--peer-engine``: ``optimum`` runs them with ONNX Runtime,
-  ``torch`` with PyTorch), loaded the same way. The model is then a ``transformers`` BertModel
-  converted to OpenVINO for ovmsx and in-process (bench/encoder_peer_model.py).
+- ``infinity`` (with ``--peer-python PYTHON``, a Python with ``infinity-emb[server,optimum]``):
+  the same weights as a Hugging Face folder behind infinity's OpenAI embeddings API or its
+  rerank API (``--peer-engine``: ``optimum`` runs them with ONNX Runtime, ``torch`` with
+  PyTorch), loaded the same way. The model is then a ``transformers`` BertModel (or, to
+  rerank, a BertForSequenceClassification) converted to OpenVINO for ovmsx and in-process
+  (bench/encoder_peer_model.py).
 
 One request is one text to embed, or one query with ``--documents`` documents to rerank.
 Reported: requests/s (and documents/s for rerank) as the median of the rounds with their
@@ -21,6 +22,7 @@ spread, and ovmsx over each contender.
     python bench/bench_embeddings.py --task embeddings [--rounds 3] [--write]
     python bench/bench_embeddings.py --task rerank --documents 8
     python bench/bench_embeddings.py --peer-python /venv-infinity/bin/python --label peer
+    python bench/bench_embeddings.py --task rerank --peer-python /venv-infinity/bin/python
 
 The folders are built by examples/rag/build_encoder_folders.py (random weights, BERT-like,
 ``--hidden``/``--layers``: 384 and 6 by default, the size of small sentence-embedding models).
@@ -113,7 +115,7 @@ def ovmsx_server(task: str, folder: Path, workdir: Path) -> Server:
     return Server("ovmsx", command, "/v2/health/ready", path, workdir)
 
 
-def infinity_server(python: str, engine: str, folder: Path, workdir: Path) -> Server:
+def infinity_server(python: str, engine: str, task: str, folder: Path, workdir: Path) -> Server:
     # The folder as "." from inside it: with an absolute local path this infinity release asks
     # optimum for the ONNX file by its absolute name, which optimum does not find.
     command = [
@@ -122,7 +124,9 @@ def infinity_server(python: str, engine: str, folder: Path, workdir: Path) -> Se
         "--host", "127.0.0.1", "--port", "{port}", "--batch-size", "32",
     ]  # fmt: skip
     quiet = {"DO_NOT_TRACK": "1", "INFINITY_ANONYMOUS_USAGE_STATS": "0"}  # no network here
-    return Server("infinity", command, "/health", "/embeddings", workdir, folder, quiet)
+    # infinity's rerank takes the body ovmsx's /v3/rerank takes (query, documents).
+    path = "/embeddings" if task == "embeddings" else "/rerank"
+    return Server("infinity", command, "/health", path, workdir, folder, quiet)
 
 
 def served(args, server: Server, text: str, concurrency: int) -> float:
@@ -168,18 +172,17 @@ def main() -> None:
         workdir = Path(scratch)
         servers = []
         if args.peer_python:
-            if args.task != "embeddings":
-                parser.error("--peer-python compares embeddings servers only")
             command = [
                 args.peer_python, str(ROOT / "bench" / "encoder_peer_model.py"),
                 str(workdir / "peer"), "--hidden", str(args.hidden), "--layers",
                 str(args.layers), "--heads", str(args.heads), "--vocab", str(args.vocab),
+                "--task", args.task,
             ]  # fmt: skip
             subprocess.run(command, check=True, capture_output=True)
             folder = workdir / "peer" / "openvino"
             servers.append(
                 infinity_server(
-                    args.peer_python, args.peer_engine, workdir / "peer" / "hf", workdir
+                    args.peer_python, args.peer_engine, args.task, workdir / "peer" / "hf", workdir
                 )
             )
         else:
@@ -204,11 +207,11 @@ def main() -> None:
             for server in servers:
                 server.stop()
     contenders = ["in-process"] + [server.name for server in servers]
-    unit = (
-        "requests/s"
-        if args.task == "embeddings"
-        else f"queries/s ({args.documents} documents each)"
-    )
+    if args.task == "rerank":  # documents scored per second: queries/s times their documents
+        results = {key: [rate * args.documents for rate in rates] for key, rates in results.items()}
+        unit = f"documents/s (queries of {args.documents} documents, one query per request)"
+    else:
+        unit = "requests/s (one text each)"
     lines = [
         f"`{args.task}`: BERT-like random-weight model, hidden {args.hidden}, {args.layers} "
         f"layers, vocabulary {args.vocab}; short inputs {args.short} words, long {args.long}; "

@@ -11,16 +11,19 @@ settings (prompt length, output length, scheduler):
   llama_cpp.server`` from llama-cpp-python, all CPUs as threads, loaded the same way.
 
 Reported per concurrency and contender: output tokens/s, time to first token and inter-token
-latency (means), each as the median of the rounds with their spread, the ratio to in-process
-and ovmsx's ratio to each; and CPU per streamed token of the serving process, of ovmsx's engine
-process, and of aiperf itself (which shares the CPUs: ``--client-nice`` lowers its priority).
+latency (means, as aiperf measures them), each as the median of the rounds with their spread,
+the ratio to in-process and ovmsx's ratio to each; for ovmsx also the same two latencies as its
+own /metrics histograms saw them (arrival to the engine step that made the first token, and
+first to last token), which leave out the delivery of the chunks; and CPU per streamed token of
+the serving process, of ovmsx's engine process, and of aiperf itself (which shares the CPUs:
+``--client-nice`` lowers its priority).
 
     pip install aiperf            # best in a venv of its own: --aiperf PATH
     python bench/bench_llm.py --model models/tiny --concurrency 1 8 32 --rounds 3 [--write]
     python bench/llm_gguf.py /tmp/mid.gguf --hidden 1024 --layers 16 --heads 16 --vocab 4096 \
         --tokenizer-dir /tmp/mid-tokenizer
     python bench/bench_llm.py --model /tmp/mid.gguf --tokenizer /tmp/mid-tokenizer \
-        --llama-cpp-python /venv-llama/bin/python --label gguf-mid
+        --llama-cpp-python /venv-llama/bin/python --label mid
 
 Without --model a small folder is built (examples/llm/build_llm_folder.py).
 """
@@ -45,6 +48,8 @@ from perf_doc import add_write_arguments, machine, publish
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "llm"
+# Requests/s aiperf may start: a pace, never a limit (see served()).
+REQUEST_RATE = 500
 
 
 def prompt_of(tokenizer_folder: Path, tokens: int) -> str:
@@ -126,19 +131,45 @@ def ovmsx_server(model: Path, workdir: Path) -> Server:
         sys.executable, "-m", "ovmsx", "--model_name", "m", "--model_path", str(model),
         "--task", "text_generation", "--rest_port", "{port}",
         "--rest_bind_address", "127.0.0.1", "--cache_size", "1",
-        "--enable_prefix_caching", "false",
+        "--enable_prefix_caching", "false", "--metrics_enable",
     ]  # fmt: skip
     return Server("ovmsx", command, "/v2/models/m/ready", workdir)
 
 
+def latency_sums(server: Server) -> dict[str, tuple[float, float]]:
+    """ovmsx's own time to first token and time per output token (its /metrics histograms:
+    from a request's arrival to the engine step that made its first token, and between its
+    first and last tokens), as (sum in µs, count): what the server saw, the client's share of
+    the CPUs and the delivery of the chunks left out."""
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/metrics") as answer:
+        text = answer.read().decode()
+    found: dict[str, list[float]] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            for key in ("time_to_first_token", "time_per_output_token"):
+                if sample.name.startswith(f"ovmsx_llm_{key}_us_"):
+                    part = sample.name.rsplit("_", 1)[1]
+                    if part in ("sum", "count"):
+                        found.setdefault(key, [0.0, 0.0])[part == "count"] += sample.value
+    return {key: (total, count) for key, (total, count) in found.items()}
+
+
 def llama_cpp_server(python: str, model: Path, workdir: Path) -> Server:
     """llama-cpp-python's OpenAI server on the GGUF file, with every CPU as a thread (its
-    default is half of them) and a context as long as ovmsx's KV cache holds."""
+    default is half of them) and a context as long as ovmsx's KV cache holds. It serves one
+    request at a time: concurrent ones wait their turn."""
     threads = str(os.cpu_count() or 1)
     command = [
         python, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", "m",
         "--host", "127.0.0.1", "--port", "{port}", "--n_ctx", "2048",
         "--n_threads", threads, "--n_threads_batch", threads,
+        # Its default cuts a streaming answer short when the next request arrives; here every
+        # request runs to its end, one after the other (this server does not batch them).
+        "--interrupt_requests", "false",
     ]  # fmt: skip
     # llama-cpp-python's streams carry no usage: aiperf counts the tokens itself.
     return Server("llama.cpp", command, "/v1/models", workdir, counts_tokens=False)
@@ -154,6 +185,11 @@ def served(server: Server, concurrency: int, requests: int, args, workdir: Path)
         "--output-tokens-stddev", "0", "--extra-inputs", "ignore_eos:true",
         "--tokenizer", str(args.tokenizer), "--ui-type", "none", "--artifact-dir", str(artifacts),
         "--warmup-request-count", str(concurrency),
+        # With a concurrency alone, aiperf's scheduler spins while every slot is busy (a yield
+        # loop in its timing process): at concurrency 1 it took most of a CPU from the server
+        # measured. A request rate far above what any contender serves still starts each
+        # request as soon as a slot frees (within 2 ms), and the scheduler sleeps in between.
+        "--request-rate", str(REQUEST_RATE),
         # One worker and one record processor hold 32 streams; aiperf's defaults start more
         # processes than this machine has CPUs, and they take CPU from the server measured.
         "--workers-max", "1", "--record-processors", "1",
@@ -161,6 +197,7 @@ def served(server: Server, concurrency: int, requests: int, args, workdir: Path)
     ]  # fmt: skip
     if server.counts_tokens:
         command.append("--use-server-token-count")
+    sums_before = latency_sums(server) if server.name == "ovmsx" else {}
     before = server.cpu_seconds()
     client_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(
@@ -172,6 +209,12 @@ def served(server: Server, concurrency: int, requests: int, args, workdir: Path)
     )
     client_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     after = server.cpu_seconds()
+    seen: dict[str, float] = {}
+    if sums_before:
+        for key, (total, count) in latency_sums(server).items():
+            before_total, before_count = sums_before.get(key, (0.0, 0.0))
+            if count > before_count:
+                seen[key] = (total - before_total) / (count - before_count) / 1e3
     client = (client_after.ru_utime + client_after.ru_stime) - (
         client_before.ru_utime + client_before.ru_stime
     )
@@ -186,6 +229,8 @@ def served(server: Server, concurrency: int, requests: int, args, workdir: Path)
         "output_tokens_per_s": found["output_token_throughput"]["avg"],
         "ttft_ms_mean": found["time_to_first_token"]["avg"],
         "itl_ms_mean": found["inter_token_latency"]["avg"],
+        "server_ttft_ms_mean": seen.get("time_to_first_token"),
+        "server_itl_ms_mean": seen.get("time_per_output_token"),
         # Warm-up requests are in the CPU window too: counted as tokens as well.
         "server_cpu_us_per_token": (after[0] - before[0]) * 1e6 / tokens,
         "engine_cpu_us_per_token": (after[1] - before[1]) * 1e6 / tokens,
@@ -229,8 +274,9 @@ def spread(values: list[float], digits: int = 1) -> str:
 def table(results: dict[tuple[str, int], list[dict]], contenders: list[str], args) -> list[str]:
     lines = [
         "| concurrency | contender | tokens/s | ÷ in-process | ovmsx ÷ it | TTFT ms | ITL ms | "
+        "TTFT ms, server's view | ITL ms, server's view | "
         "CPU µs/token: serving process | engine process | aiperf |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for concurrency in args.concurrency:
         median_rate = {
@@ -248,6 +294,7 @@ def table(results: dict[tuple[str, int], list[dict]], contenders: list[str], arg
                 f"{median_rate[name] / median_rate['in-process']:.2f}x | "
                 + ("" if name == "ovmsx" else f"{median_rate['ovmsx'] / median_rate[name]:.2f}x")
                 + f" | {column('ttft_ms_mean', 2)} | {column('itl_ms_mean', 2)} | "
+                f"{column('server_ttft_ms_mean', 2)} | {column('server_itl_ms_mean', 2)} | "
                 f"{column('server_cpu_us_per_token', 0)} | {column('engine_cpu_us_per_token', 0)} "
                 f"| {column('client_cpu_us_per_token', 0)} |"
             )

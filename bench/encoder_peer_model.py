@@ -1,7 +1,9 @@
 """One random-weight BERT encoder in the forms its servers read: a Hugging Face folder
-(safetensors, and model.onnx exported from them, for a PyTorch- or ONNX-based embeddings
-server) and an OpenVINO folder converted from the same weights (for ovmsx and openvino-genai),
-with the same WordPiece tokenizer.
+(safetensors, and model.onnx exported from them, for a PyTorch- or ONNX-based server) and an
+OpenVINO folder converted from the same weights (for ovmsx and openvino-genai), with the same
+WordPiece tokenizer. ``--task embeddings`` writes a sentence-embedding model (token states,
+CLS pooling); ``--task rerank`` a cross-encoder (``BertForSequenceClassification`` with one
+logit per query-document pair).
 
 Runs in a Python with torch, transformers and openvino (the peer server's venv):
 
@@ -23,11 +25,13 @@ sys.path.insert(0, str(ROOT / "examples" / "rag"))
 from build_encoder_folders import build_tokenizer  # noqa: E402
 
 
-def write_peer_model(out: Path, hidden: int, layers: int, heads: int, vocab: int) -> None:
+def write_peer_model(
+    out: Path, hidden: int, layers: int, heads: int, vocab: int, task: str = "embeddings"
+) -> None:
     import openvino as ov
     import torch
     from openvino_tokenizers import convert_tokenizer
-    from transformers import BertConfig, BertModel
+    from transformers import BertConfig, BertForSequenceClassification, BertModel
 
     tokenizer = build_tokenizer(vocab)
     torch.manual_seed(0)
@@ -39,12 +43,53 @@ def write_peer_model(out: Path, hidden: int, layers: int, heads: int, vocab: int
         intermediate_size=4 * hidden,
         max_position_embeddings=512,
         pad_token_id=tokenizer.pad_token_id,
+        num_labels=1,
     )
-    model = BertModel(config, add_pooling_layer=False).eval()
+    if task == "rerank":
+        model = BertForSequenceClassification(config).eval()
+        output = "logits"
+    else:
+        model = BertModel(config, add_pooling_layer=False).eval()
+        output = "last_hidden_state"
     hf, openvino = out / "hf", out / "openvino"
     model.save_pretrained(hf)
     tokenizer.save_pretrained(hf)
-    # sentence-transformers' layout, so that servers pool by CLS as ovmsx is told to.
+    if task == "embeddings":
+        _sentence_transformers_layout(hf, hidden)
+    example = tokenizer(["a short example"], return_tensors="pt")
+    inputs = {name: example[name] for name in ("input_ids", "attention_mask", "token_type_ids")}
+    # ONNX Runtime's copy for the peer (infinity's optimum engine reads model.onnx).
+    dynamic = {name: {0: "batch", 1: "tokens"} for name in inputs}
+    dynamic[output] = {0: "batch"} if task == "rerank" else {0: "batch", 1: "tokens"}
+    torch.onnx.export(
+        model,
+        (inputs,),
+        str(hf / "model.onnx"),
+        input_names=list(inputs),
+        output_names=[output],
+        dynamic_axes=dynamic,
+        dynamo=False,
+    )
+    converted = ov.convert_model(model, example_input=inputs)
+    for port, name in zip(converted.inputs, inputs, strict=True):
+        port.get_tensor().set_names({name})
+    converted.outputs[0].get_tensor().set_names({output})
+    openvino.mkdir(parents=True, exist_ok=True)
+    ov.save_model(converted, openvino / "openvino_model.xml")
+    tokenizer.save_pretrained(openvino)
+    ov_tokenizer, ov_detokenizer = convert_tokenizer(tokenizer, with_detokenizer=True)
+    ov.save_model(ov_tokenizer, openvino / "openvino_tokenizer.xml")
+    ov.save_model(ov_detokenizer, openvino / "openvino_detokenizer.xml")
+    (openvino / "config.json").write_text((hf / "config.json").read_text())
+    if task == "embeddings":
+        (openvino / "1_Pooling").mkdir(exist_ok=True)
+        (openvino / "1_Pooling" / "config.json").write_text(
+            (hf / "1_Pooling" / "config.json").read_text()
+        )
+
+
+def _sentence_transformers_layout(hf: Path, hidden: int) -> None:
+    """sentence-transformers' files, so that servers pool by CLS as ovmsx is told to."""
     (hf / "1_Pooling").mkdir(exist_ok=True)
     (hf / "1_Pooling" / "config.json").write_text(
         json.dumps({"word_embedding_dimension": hidden, "pooling_mode_cls_token": True})
@@ -73,34 +118,6 @@ def write_peer_model(out: Path, hidden: int, layers: int, heads: int, vocab: int
             ]
         )
     )
-    example = tokenizer(["a short example"], return_tensors="pt")
-    inputs = {name: example[name] for name in ("input_ids", "attention_mask", "token_type_ids")}
-    # ONNX Runtime's copy for the peer (infinity's optimum engine reads model.onnx).
-    dynamic = {name: {0: "batch", 1: "tokens"} for name in inputs}
-    torch.onnx.export(
-        model,
-        (inputs,),
-        str(hf / "model.onnx"),
-        input_names=list(inputs),
-        output_names=["last_hidden_state"],
-        dynamic_axes={**dynamic, "last_hidden_state": {0: "batch", 1: "tokens"}},
-        dynamo=False,
-    )
-    converted = ov.convert_model(model, example_input=inputs)
-    for port, name in zip(converted.inputs, inputs, strict=True):
-        port.get_tensor().set_names({name})
-    converted.outputs[0].get_tensor().set_names({"last_hidden_state"})
-    openvino.mkdir(parents=True, exist_ok=True)
-    ov.save_model(converted, openvino / "openvino_model.xml")
-    tokenizer.save_pretrained(openvino)
-    ov_tokenizer, ov_detokenizer = convert_tokenizer(tokenizer, with_detokenizer=True)
-    ov.save_model(ov_tokenizer, openvino / "openvino_tokenizer.xml")
-    ov.save_model(ov_detokenizer, openvino / "openvino_detokenizer.xml")
-    (openvino / "config.json").write_text((hf / "config.json").read_text())
-    (openvino / "1_Pooling").mkdir(exist_ok=True)
-    (openvino / "1_Pooling" / "config.json").write_text(
-        (hf / "1_Pooling" / "config.json").read_text()
-    )
 
 
 def main() -> None:
@@ -110,8 +127,9 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=6)
     parser.add_argument("--heads", type=int, default=12)
     parser.add_argument("--vocab", type=int, default=30000)
+    parser.add_argument("--task", choices=("embeddings", "rerank"), default="embeddings")
     args = parser.parse_args()
-    write_peer_model(args.out, args.hidden, args.layers, args.heads, args.vocab)
+    write_peer_model(args.out, args.hidden, args.layers, args.heads, args.vocab, args.task)
     print(f"wrote {args.out / 'hf'} and {args.out / 'openvino'}")
 
 

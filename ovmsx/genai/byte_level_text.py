@@ -64,13 +64,16 @@ class ByteLevelText:
             return None
         size = max(vocab.values()) + 1
         alphabet = _byte_alphabet()
-        # Tokens the detokenizer drops when skipping special tokens decode to "" alone.
-        ids = list(range(size))
-        alone = tokenizer.decode([[i] for i in ids], skip_special_tokens=True)
+        # A special token decodes to "" alone when skipped and to its text when kept. A token
+        # holding part of a UTF-8 character decodes to "" alone either way (some detokenizers
+        # drop the incomplete bytes): it is not special, its bytes count.
+        ids = [[i] for i in range(size)]
+        skipped = tokenizer.decode(ids, skip_special_tokens=True)
+        kept = tokenizer.decode(ids, skip_special_tokens=False)
         table: list[bytes | None] = [None] * size
         for spelling, token in vocab.items():
-            if token >= size or not alone[token]:
-                continue  # special (or unused): no text when skipped
+            if token >= size or (not skipped[token] and kept[token]):
+                continue  # special: no text when skipped
             if isinstance(spelling, bytes):  # openvino-genai gives a token's own bytes
                 table[token] = spelling
                 continue
