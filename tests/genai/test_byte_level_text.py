@@ -15,7 +15,7 @@ from ovmsx.genai.byte_level_text import ByteLevelText
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-from llm_gguf import write_gguf  # noqa: E402
+from llm_gguf import write_gguf
 
 TEXTS = [
     "Paris is the capital. Ça!",
