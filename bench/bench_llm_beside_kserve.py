@@ -35,7 +35,7 @@ SECTION = "llm-beside-kserve"
 LLM_STREAMS = 8
 
 
-def servables(root: Path) -> Path:
+def servables(root: Path, llm: Path | None) -> Path:
     import numpy as np
     import openvino as ov
     from openvino import opset13 as ops
@@ -49,10 +49,15 @@ def servables(root: Path) -> Path:
     model.outputs[0].get_tensor().set_names({"OUTPUT"})
     (root / "add_one" / "1").mkdir(parents=True)
     ov.save_model(model, root / "add_one" / "1" / "model.xml")
-    write_llm_folder(root / "llm")
     graph = (ROOT / "examples" / "llm" / "graph.pbtxt").read_text()
+    if llm is None:
+        write_llm_folder(root / "llm")
+        models_path = "./"
+    else:
+        (root / "llm").mkdir()
+        models_path = str(llm.resolve())
     (root / "llm" / "graph.pbtxt").write_text(
-        graph.replace('models_path: "models/tiny"', 'models_path: "./"')
+        graph.replace('models_path: "models/tiny"', f'models_path: "{models_path}"')
     )
     config = {
         "model_config_list": [
@@ -65,10 +70,11 @@ def servables(root: Path) -> Path:
     return path
 
 
-async def llm_load(port: int, stop: asyncio.Event) -> int:
-    """LLM_STREAMS clients streaming 512-token answers back to back; returns answers done."""
+async def llm_load(port: int, stop: asyncio.Event, tokens: int) -> int:
+    """LLM_STREAMS clients streaming answers of ``tokens`` tokens back to back; returns the
+    answers done."""
     body = json.dumps(
-        {"model": "llm", "prompt": "Once upon a time", "max_tokens": 512, "stream": True}
+        {"model": "llm", "prompt": "Once upon a time", "max_tokens": tokens, "stream": True}
     ).encode()
     head = (
         f"POST /v3/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
@@ -91,22 +97,23 @@ async def llm_load(port: int, stop: asyncio.Event) -> int:
     return done
 
 
-def llm_load_process(port: int, stop, answers) -> None:
+def llm_load_process(port: int, stop, answers, tokens: int) -> None:
     """The LLM's clients, in a child process until ``stop`` is set; ``answers`` gets the count."""
 
     async def run() -> int:
         done = asyncio.Event()
         watcher = asyncio.get_running_loop().run_in_executor(None, stop.wait)
         watcher.add_done_callback(lambda _: done.set())
-        return await llm_load(port, done)
+        return await llm_load(port, done, tokens)
 
     answers.value = asyncio.run(run())
 
 
-def kserve_rate(port: int, request: bytes, concurrency: int, seconds: float, loaded: bool):
+def kserve_rate(port: int, request: bytes, args, loaded: bool):
+    concurrency, seconds = args.concurrency, args.seconds
     context = multiprocessing.get_context("spawn")
     stop, answers = context.Event(), context.Value("i", 0)
-    load = context.Process(target=llm_load_process, args=(port, stop, answers))
+    load = context.Process(target=llm_load_process, args=(port, stop, answers, args.llm_tokens))
     if loaded:
         load.start()
         time.sleep(2.0)  # the child is up and the engine busy before counting starts
@@ -124,11 +131,19 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument(
+        "--llm",
+        type=Path,
+        help="an LLM folder or .gguf file (default: a tiny model, where the server's work per "
+        "streamed token dominates; a compute-bound model shows what the engine's CPU costs)",
+    )
+    parser.add_argument("--llm-tokens", type=int, default=512, help="tokens per LLM answer")
+    parser.add_argument("--label", default="", help="names the docs section")
     add_write_arguments(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ovmsx-beside-") as scratch:
         root = Path(scratch)
-        config = servables(root)
+        config = servables(root, args.llm)
         port = free_port()
         log = (root / "server.log").open("wb")
         command = [sys.executable, "-m", "ovmsx", "--config_path", str(config),
@@ -150,7 +165,7 @@ def main() -> None:
             alone, loaded = [], []
             for _ in range(args.rounds):
                 for busy, into in ((False, alone), (True, loaded)):
-                    into.append(kserve_rate(port, request, args.concurrency, args.seconds, busy))
+                    into.append(kserve_rate(port, request, args, busy))
         finally:
             server.terminate()
             server.wait(30)
@@ -159,8 +174,9 @@ def main() -> None:
     text = "\n".join(
         [
             f"`add_one` over KServe v2 REST, {args.concurrency} connections, {args.seconds:g} s "
-            f"per measurement, {args.rounds} rounds alternating; the LLM loaded by "
-            f"{LLM_STREAMS} clients streaming 512-token answers.",
+            f"per measurement, {args.rounds} rounds alternating; the LLM "
+            f"({args.llm.name if args.llm else 'tiny, width 64'}) loaded by {LLM_STREAMS} "
+            f"clients streaming {args.llm_tokens}-token answers.",
             "",
             "| add_one infer/s | median (min-max) |",
             "|---|---|",
@@ -172,7 +188,7 @@ def main() -> None:
             machine(["openvino", "openvino-genai"]),
         ]
     )
-    publish(text, SECTION, args)
+    publish(text, f"{SECTION}-{args.label}" if args.label else SECTION, args)
 
 
 if __name__ == "__main__":
