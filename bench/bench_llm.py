@@ -10,6 +10,9 @@ settings (prompt length, output length, scheduler):
 - ``llama.cpp`` (with ``--llama-cpp-python PYTHON``, a .gguf model): ``python -m
   llama_cpp.server`` from llama-cpp-python, all CPUs as threads, loaded the same way.
 
+``--client light`` loads the servers with bench/llm_light_client.py instead, which takes next to
+no CPU: what the servers do when the load generator leaves them both CPUs.
+
 Reported per concurrency and contender: output tokens/s, time to first token and inter-token
 latency (means, as aiperf measures them), each as the median of the rounds with their spread,
 the ratio to in-process and ovmsx's ratio to each; for ovmsx also the same two latencies as its
@@ -175,7 +178,8 @@ def llama_cpp_server(python: str, model: Path, workdir: Path) -> Server:
     return Server("llama.cpp", command, "/v1/models", workdir, counts_tokens=False)
 
 
-def served(server: Server, concurrency: int, requests: int, args, workdir: Path) -> dict:
+def aiperf_load(server: Server, concurrency: int, requests: int, args, workdir: Path):
+    """The aiperf command for one measurement, and how to read its figures once it ran."""
     artifacts = workdir / f"aiperf-{server.name}-{concurrency}-{time.monotonic_ns()}"
     command = [
         args.aiperf, "profile", "--model", "m", "--url", server.base_url,
@@ -197,10 +201,46 @@ def served(server: Server, concurrency: int, requests: int, args, workdir: Path)
     ]  # fmt: skip
     if server.counts_tokens:
         command.append("--use-server-token-count")
+
+    def figures(_output: str) -> tuple[dict, int]:
+        found = json.loads((artifacts / "profile_export_aiperf.json").read_text())
+        if "output_token_throughput" not in found:
+            errors = found.get("error_summary") or found.get("errors") or sorted(found)
+            raise RuntimeError(f"aiperf measured nothing on {server.name}: {errors}")
+        measured = {
+            "output_tokens_per_s": found["output_token_throughput"]["avg"],
+            "ttft_ms_mean": found["time_to_first_token"]["avg"],
+            "itl_ms_mean": found["inter_token_latency"]["avg"],
+        }
+        return measured, int(found["request_count"]["avg"]) + concurrency  # warm-ups too
+
+    return command, figures
+
+
+def light_load(server: Server, concurrency: int, requests: int, args, workdir: Path):
+    """bench/llm_light_client.py's command, and how to read its figures."""
+    command = [
+        sys.executable, str(ROOT / "bench" / "llm_light_client.py"), "--url", server.base_url,
+        "--concurrency", str(concurrency), "--requests", str(requests),
+        "--prompt", args.prompt_text, "--output-tokens", str(args.output_tokens),
+    ]  # fmt: skip
+
+    def figures(output: str) -> tuple[dict, int]:
+        found = json.loads(output)
+        measured = {key: found[key] for key in ("output_tokens_per_s", "ttft_ms_mean")}
+        measured["itl_ms_mean"] = found["itl_ms_mean"]
+        return measured, requests + 1  # its warm-up request too
+
+    return command, figures
+
+
+def served(server: Server, concurrency: int, requests: int, args, workdir: Path) -> dict:
+    load = light_load if args.client == "light" else aiperf_load
+    command, figures = load(server, concurrency, requests, args, workdir)
     sums_before = latency_sums(server) if server.name == "ovmsx" else {}
     before = server.cpu_seconds()
     client_before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(
+    done = subprocess.run(
         command,
         capture_output=True,
         text=True,
@@ -218,23 +258,17 @@ def served(server: Server, concurrency: int, requests: int, args, workdir: Path)
     client = (client_after.ru_utime + client_after.ru_stime) - (
         client_before.ru_utime + client_before.ru_stime
     )
-    found = json.loads((artifacts / "profile_export_aiperf.json").read_text())
-    if "output_token_throughput" not in found:
-        errors = found.get("error_summary") or found.get("errors") or sorted(found)
-        raise RuntimeError(f"aiperf measured nothing on {server.name}: {errors}")
+    measured, answered = figures(done.stdout)
     # Every request generates exactly output_tokens (ignore_eos); the warm-up requests ran in
-    # the CPU window too.
-    tokens = (found["request_count"]["avg"] + concurrency) * args.output_tokens
+    # the CPU window too, so they count as tokens as well.
+    tokens = answered * args.output_tokens
     return {
-        "output_tokens_per_s": found["output_token_throughput"]["avg"],
-        "ttft_ms_mean": found["time_to_first_token"]["avg"],
-        "itl_ms_mean": found["inter_token_latency"]["avg"],
+        **measured,
         "server_ttft_ms_mean": seen.get("time_to_first_token"),
         "server_itl_ms_mean": seen.get("time_per_output_token"),
-        # Warm-up requests are in the CPU window too: counted as tokens as well.
         "server_cpu_us_per_token": (after[0] - before[0]) * 1e6 / tokens,
         "engine_cpu_us_per_token": (after[1] - before[1]) * 1e6 / tokens,
-        # aiperf's own CPU (its start-up included), on the same cores as the server.
+        # The load generator's own CPU (its start-up included), on the same cores as the server.
         "client_cpu_us_per_token": client * 1e6 / tokens,
     }
 
@@ -275,7 +309,7 @@ def table(results: dict[tuple[str, int], list[dict]], contenders: list[str], arg
     lines = [
         "| concurrency | contender | tokens/s | ÷ in-process | ovmsx ÷ it | TTFT ms | ITL ms | "
         "TTFT ms, server's view | ITL ms, server's view | "
-        "CPU µs/token: serving process | engine process | aiperf |",
+        f"CPU µs/token: serving process | engine process | {args.client} |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for concurrency in args.concurrency:
@@ -317,6 +351,12 @@ def main() -> None:
         "--label", default="", help="names the docs section (llm-LABEL), e.g. tiny or mid"
     )
     parser.add_argument("--aiperf", default=shutil.which("aiperf") or "aiperf")
+    parser.add_argument(
+        "--client",
+        choices=("aiperf", "light"),
+        default="aiperf",
+        help="the load generator: aiperf, or bench/llm_light_client.py (next to no CPU)",
+    )
     parser.add_argument(
         "--client-nice", type=int, default=0, help="run aiperf at this nice level (e.g. 19)"
     )
@@ -360,12 +400,13 @@ def main() -> None:
             for server in servers:
                 server.stop()
     contenders = ["in-process"] + [server.name for server in servers]
-    niced = f"aiperf at nice {args.client_nice}; " if args.client_nice else ""
+    client = "aiperf" if args.client == "aiperf" else "bench/llm_light_client.py"
+    niced = f" at nice {args.client_nice}" if args.client_nice else ""
     lines = [
         f"Model: `{args.model.name}` ({_parameters(args.model)}); prompts of "
         f"{args.input_tokens} tokens, {args.output_tokens} tokens out (ignore_eos), "
-        f"streamed; {niced}{args.rounds} rounds, contenders alternating; median (min-max) of "
-        "the rounds.",
+        f"streamed; load from {client}{niced}; {args.rounds} rounds, contenders alternating; "
+        "median (min-max) of the rounds.",
         "",
         *table(results, contenders, args),
         "",
