@@ -43,7 +43,7 @@ import urllib.request
 from pathlib import Path
 
 from bench_serving import free_port
-from perf_doc import add_write_arguments, machine, publish
+from perf_doc import add_write_arguments, labelled, machine, publish
 from rest_load import RestCase, measure
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -232,8 +232,7 @@ def main() -> None:
             ]
             lines.append(f"| {length} | {concurrency} | " + " | ".join(cells + ratios) + " |")
     lines += ["", machine(["openvino", "openvino-genai"])]
-    section = f"encoders-{args.task}" + (f"-{args.label}" if args.label else "")
-    publish("\n".join(lines), section, args)
+    publish("\n".join(lines), labelled(f"encoders-{args.task}", args.label), args)
 
 
 if __name__ == "__main__":

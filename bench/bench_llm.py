@@ -18,8 +18,8 @@ latency (means, as aiperf measures them), each as the median of the rounds with 
 the ratio to in-process and ovmsx's ratio to each; for ovmsx also the same two latencies as its
 own /metrics histograms saw them (arrival to the engine step that made the first token, and
 first to last token), which leave out the delivery of the chunks; and CPU per streamed token of
-the serving process, of ovmsx's engine process, and of aiperf itself (which shares the CPUs:
-``--client-nice`` lowers its priority).
+the serving process, of ovmsx's engine process, and of the load generator itself (which shares
+the CPUs: ``--client-nice`` lowers its priority).
 
     pip install aiperf            # best in a venv of its own: --aiperf PATH
     python bench/bench_llm.py --model models/tiny --concurrency 1 8 32 --rounds 3 [--write]
@@ -47,7 +47,7 @@ from pathlib import Path
 
 import psutil
 from bench_serving import free_port
-from perf_doc import add_write_arguments, machine, publish
+from perf_doc import add_write_arguments, labelled, machine, publish
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "llm"
@@ -150,15 +150,16 @@ def latency_sums(server: Server) -> dict[str, tuple[float, float]]:
 
     with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/metrics") as answer:
         text = answer.read().decode()
-    found: dict[str, list[float]] = {}
+    values: dict[str, float] = {}
     for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            for key in ("time_to_first_token", "time_per_output_token"):
-                if sample.name.startswith(f"ovmsx_llm_{key}_us_"):
-                    part = sample.name.rsplit("_", 1)[1]
-                    if part in ("sum", "count"):
-                        found.setdefault(key, [0.0, 0.0])[part == "count"] += sample.value
-    return {key: (total, count) for key, (total, count) in found.items()}
+        for sample in family.samples:  # one servable: one series per name
+            values[sample.name] = sample.value
+    found = {}
+    for key in ("time_to_first_token", "time_per_output_token"):
+        name = f"ovmsx_llm_{key}_us"
+        if f"{name}_count" in values:
+            found[key] = (values[f"{name}_sum"], values[f"{name}_count"])
+    return found
 
 
 def llama_cpp_server(python: str, model: Path, workdir: Path) -> Server:
@@ -227,8 +228,9 @@ def light_load(server: Server, concurrency: int, requests: int, args, workdir: P
 
     def figures(output: str) -> tuple[dict, int]:
         found = json.loads(output)
-        measured = {key: found[key] for key in ("output_tokens_per_s", "ttft_ms_mean")}
-        measured["itl_ms_mean"] = found["itl_ms_mean"]
+        measured = {
+            key: found[key] for key in ("output_tokens_per_s", "ttft_ms_mean", "itl_ms_mean")
+        }
         return measured, requests + 1  # its warm-up request too
 
     return command, figures
@@ -237,7 +239,8 @@ def light_load(server: Server, concurrency: int, requests: int, args, workdir: P
 def served(server: Server, concurrency: int, requests: int, args, workdir: Path) -> dict:
     load = light_load if args.client == "light" else aiperf_load
     command, figures = load(server, concurrency, requests, args, workdir)
-    sums_before = latency_sums(server) if server.name == "ovmsx" else {}
+    own_view = server.name == "ovmsx"
+    sums_before = latency_sums(server) if own_view else {}
     before = server.cpu_seconds()
     client_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
@@ -250,7 +253,7 @@ def served(server: Server, concurrency: int, requests: int, args, workdir: Path)
     client_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     after = server.cpu_seconds()
     seen: dict[str, float] = {}
-    if sums_before:
+    if own_view:  # its series appear with its first request: none before is all zeros
         for key, (total, count) in latency_sums(server).items():
             before_total, before_count = sums_before.get(key, (0.0, 0.0))
             if count > before_count:
@@ -358,7 +361,7 @@ def main() -> None:
         help="the load generator: aiperf, or bench/llm_light_client.py (next to no CPU)",
     )
     parser.add_argument(
-        "--client-nice", type=int, default=0, help="run aiperf at this nice level (e.g. 19)"
+        "--client-nice", type=int, default=0, help="run the client at this nice level (e.g. 19)"
     )
     parser.add_argument(
         "--llama-cpp-python",
@@ -412,7 +415,7 @@ def main() -> None:
         "",
         machine(["openvino", "openvino-genai"]) + llama_cpp_version(args.llama_cpp_python),
     ]
-    publish("\n".join(lines), f"{SECTION}-{args.label}" if args.label else SECTION, args)
+    publish("\n".join(lines), labelled(SECTION, args.label), args)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import urllib.request
 from pathlib import Path
 
 from bench_serving import free_port
-from perf_doc import add_write_arguments, machine, publish
+from perf_doc import add_write_arguments, labelled, machine, publish
 from rest_load import infer_case, measure
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -188,7 +188,7 @@ def main() -> None:
             machine(["openvino", "openvino-genai"]),
         ]
     )
-    publish(text, f"{SECTION}-{args.label}" if args.label else SECTION, args)
+    publish(text, labelled(SECTION, args.label), args)
 
 
 if __name__ == "__main__":

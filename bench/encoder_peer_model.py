@@ -43,7 +43,7 @@ def write_peer_model(
         intermediate_size=4 * hidden,
         max_position_embeddings=512,
         pad_token_id=tokenizer.pad_token_id,
-        num_labels=1,
+        num_labels=1,  # a cross-encoder's one logit per pair (unused by BertModel)
     )
     if task == "rerank":
         model = BertForSequenceClassification(config).eval()

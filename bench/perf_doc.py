@@ -35,6 +35,11 @@ def add_write_arguments(parser: argparse.ArgumentParser, doc: Path = DOC) -> Non
     parser.add_argument("--doc", type=Path, default=doc, help="the markdown file --write updates")
 
 
+def labelled(name: str, label: str) -> str:
+    """Section ``name``, or ``name-label`` for a variant of the same benchmark."""
+    return f"{name}-{label}" if label else name
+
+
 def publish(text: str, name: str, args: argparse.Namespace) -> None:
     """Print section ``name``; write it into ``args.doc`` only when ``args.write`` is set."""
     print(text)
