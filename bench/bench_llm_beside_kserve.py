@@ -3,11 +3,14 @@ what an LLM engine costs the rest of the server.
 
 One ovmsx serves ``add_one`` (FP32 [1,10] + 1, KServe v2 REST) and a small LLM graph. Each
 round measures ``add_one`` with bench/rest_load.py (keep-alive connections, one request at a
-time each) twice, alternating: with the LLM idle, and with LLM_STREAMS clients streaming long
-answers from it without pause. The LLM's clients run in a process of their own, so that
-reading its streams takes nothing from the client that times ``add_one``. The ratio of the
-medians is the figure; the engine runs in a process of its own, so what remains is the
-machine's cores being shared.
+time each) three times, alternating: with the LLM idle; with LLM_STREAMS clients streaming long
+answers from it without pause; and, the control, with the same clients streaming from the same
+LLM served by a second ovmsx on the same machine. The LLM's clients run in a process of their
+own, so that reading its streams takes nothing from the client that times ``add_one``.
+
+Beside the LLM over alone is the figure; the control over alone is what sharing the machine's
+cores with that LLM costs any server (an LLM in another process cannot stall this server's
+loop), so beside over the control is what serving the LLM in the same server costs beyond it.
 
     python bench/bench_llm_beside_kserve.py [--rounds 3] [--seconds 5] [--write]
 """
@@ -35,7 +38,8 @@ SECTION = "llm-beside-kserve"
 LLM_STREAMS = 8
 
 
-def servables(root: Path, llm: Path | None) -> Path:
+def servables(root: Path, llm: Path | None) -> tuple[Path, Path]:
+    """The config serving ``add_one`` and the LLM, and one serving the LLM alone."""
     import numpy as np
     import openvino as ov
     from openvino import opset13 as ops
@@ -59,15 +63,31 @@ def servables(root: Path, llm: Path | None) -> Path:
     (root / "llm" / "graph.pbtxt").write_text(
         graph.replace('models_path: "models/tiny"', f'models_path: "{models_path}"')
     )
-    config = {
-        "model_config_list": [
-            {"config": {"name": "add_one", "base_path": str(root / "add_one")}},
-            {"config": {"name": "llm", "base_path": str(root / "llm")}},
-        ]
-    }
-    path = root / "config.json"
-    path.write_text(json.dumps(config))
-    return path
+    add_one = {"config": {"name": "add_one", "base_path": str(root / "add_one")}}
+    llm_entry = {"config": {"name": "llm", "base_path": str(root / "llm")}}
+    both, alone = root / "config.json", root / "llm_only.json"
+    both.write_text(json.dumps({"model_config_list": [add_one, llm_entry]}))
+    alone.write_text(json.dumps({"model_config_list": [llm_entry]}))
+    return both, alone
+
+
+def start_server(config: Path, root: Path, name: str) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    log = (root / f"{name}.log").open("wb")
+    command = [sys.executable, "-m", "ovmsx", "--config_path", str(config),
+               "--rest_port", str(port), "--rest_bind_address", "127.0.0.1"]  # fmt: skip
+    server = subprocess.Popen(command, cwd=root, stdout=log, stderr=log)
+    log.close()
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v2/health/ready"):
+                return server, port
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                raise RuntimeError(f"{name} did not start: see {log.name}") from None
+            time.sleep(0.2)
 
 
 async def llm_load(port: int, stop: asyncio.Event, tokens: int) -> int:
@@ -109,16 +129,17 @@ def llm_load_process(port: int, stop, answers, tokens: int) -> None:
     answers.value = asyncio.run(run())
 
 
-def kserve_rate(port: int, request: bytes, args, loaded: bool):
+def kserve_rate(port: int, request: bytes, args, llm_port: int | None) -> float:
+    """``add_one``'s rate on ``port``, with the LLM on ``llm_port`` busy (None: idle)."""
     concurrency, seconds = args.concurrency, args.seconds
     context = multiprocessing.get_context("spawn")
     stop, answers = context.Event(), context.Value("i", 0)
-    load = context.Process(target=llm_load_process, args=(port, stop, answers, args.llm_tokens))
-    if loaded:
+    load = context.Process(target=llm_load_process, args=(llm_port, stop, answers, args.llm_tokens))
+    if llm_port is not None:
         load.start()
         time.sleep(2.0)  # the child is up and the engine busy before counting starts
     rate, _ = asyncio.run(measure("127.0.0.1", port, request, concurrency, seconds))
-    if loaded:
+    if llm_port is not None:
         stop.set()
         load.join(60)
         if not answers.value:
@@ -141,49 +162,47 @@ def main() -> None:
     parser.add_argument("--label", default="", help="names the docs section")
     add_write_arguments(parser)
     args = parser.parse_args()
+    conditions = ("alone", "beside a busy LLM", "beside a busy LLM in another server")
+    rates: dict[str, list[float]] = {name: [] for name in conditions}
     with tempfile.TemporaryDirectory(prefix="ovmsx-beside-") as scratch:
         root = Path(scratch)
-        config = servables(root, args.llm)
-        port = free_port()
-        log = (root / "server.log").open("wb")
-        command = [sys.executable, "-m", "ovmsx", "--config_path", str(config),
-                   "--rest_port", str(port), "--rest_bind_address", "127.0.0.1"]  # fmt: skip
-        server = subprocess.Popen(command, cwd=root, stdout=log, stderr=log)
+        both, llm_only = servables(root, args.llm)
+        servers = []
         try:
-            deadline = time.monotonic() + 120
-            while True:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/v2/health/ready"):
-                        break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.2)
+            server, port = start_server(both, root, "server")
+            servers.append(server)
+            other, other_port = start_server(llm_only, root, "other-server")
+            servers.append(other)
             request = infer_case("add_one", "INPUT", (1, 10), binary=False).request_bytes(
                 "127.0.0.1", port
             )
-            alone, loaded = [], []
+            busy = dict(zip(conditions, (None, port, other_port), strict=True))
             for _ in range(args.rounds):
-                for busy, into in ((False, alone), (True, loaded)):
-                    into.append(kserve_rate(port, request, args, busy))
+                for name in conditions:
+                    rates[name].append(kserve_rate(port, request, args, busy[name]))
         finally:
-            server.terminate()
-            server.wait(30)
-            log.close()
-    ratio = statistics.median(loaded) / statistics.median(alone)
+            for server in servers:
+                server.terminate()
+                server.wait(30)
+    alone, loaded, control = (statistics.median(rates[name]) for name in conditions)
+    rows = [
+        f"| {name} | {statistics.median(values):,.0f} ({min(values):,.0f}-{max(values):,.0f}) |"
+        for name, values in rates.items()
+    ]
     text = "\n".join(
         [
             f"`add_one` over KServe v2 REST, {args.concurrency} connections, {args.seconds:g} s "
             f"per measurement, {args.rounds} rounds alternating; the LLM "
             f"({args.llm.name if args.llm else 'tiny, width 64'}) loaded by {LLM_STREAMS} "
-            f"clients streaming {args.llm_tokens}-token answers.",
+            f"clients streaming {args.llm_tokens}-token answers, from the server that serves "
+            "`add_one` or (the control) from a second ovmsx on the same machine.",
             "",
             "| add_one infer/s | median (min-max) |",
             "|---|---|",
-            f"| alone | {statistics.median(alone):,.0f} ({min(alone):,.0f}-{max(alone):,.0f}) |",
-            f"| beside a busy LLM | {statistics.median(loaded):,.0f} "
-            f"({min(loaded):,.0f}-{max(loaded):,.0f}) |",
-            f"| ratio | {ratio:.2f}x |",
+            *rows,
+            f"| beside ÷ alone | {loaded / alone:.2f}x |",
+            f"| control ÷ alone (the machine's share) | {control / alone:.2f}x |",
+            f"| beside ÷ control (the same server's share) | {loaded / control:.2f}x |",
             "",
             machine(["openvino", "openvino-genai"]),
         ]

@@ -2,9 +2,9 @@
 ceiling ovmsx's /v3/embeddings and /v3/rerank are measured against (bench/bench_embeddings.py).
 
 C client threads share one pipeline, each sending one request (one text to embed, or one query
-with its documents to rerank) at a time, as an application calling the library directly would;
-a lock keeps the calls one at a time (the pipelines do not say they may be called from several
-threads). Prints requests/s over the timed window as JSON.
+with ``--documents`` copies of the text to rerank) at a time, as an application calling the
+library directly would; a lock keeps the calls one at a time (the pipelines do not say they may
+be called from several threads). Prints requests/s over the timed window as JSON.
 
     python bench/encoders_inprocess.py embeddings FOLDER --concurrency 8 --seconds 5 --text "..."
 """
@@ -17,7 +17,7 @@ import threading
 import time
 
 
-def pipeline_call(task: str, folder: str, text: str, documents: int):
+def pipeline_call(task: str, folder: str, text: str, documents: int, query: str):
     import openvino_genai as genai
 
     if task == "embeddings":
@@ -30,7 +30,7 @@ def pipeline_call(task: str, folder: str, text: str, documents: int):
     config.top_n = documents
     pipeline = genai.TextRerankPipeline(folder, "CPU", config)
     texts = [text] * documents
-    return lambda: pipeline.rerank(text, texts)
+    return lambda: pipeline.rerank(query, texts)
 
 
 def run(call, concurrency: int, seconds: float, warmup: float = 0.5) -> float:
@@ -65,8 +65,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--text", required=True)
     parser.add_argument("--documents", type=int, default=8, help="rerank: documents per query")
+    parser.add_argument("--query", help="rerank: the query (default: the text)")
     args = parser.parse_args()
-    call = pipeline_call(args.task, args.folder, args.text, args.documents)
+    query = args.text if args.query is None else args.query
+    call = pipeline_call(args.task, args.folder, args.text, args.documents, query)
     call()  # compiled and warm
     started = time.process_time()
     rate = run(call, args.concurrency, args.seconds)

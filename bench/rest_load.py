@@ -179,11 +179,21 @@ async def send_once(host: str, port: int, request: bytes) -> Reply:
 
 
 async def measure(
-    host: str, port: int, request: bytes, concurrency: int, seconds: float, warmup: float = 0.5
+    host: str,
+    port: int,
+    request: bytes,
+    concurrency: int,
+    seconds: float,
+    warmup: float = 0.5,
+    between_answers: bool = False,
 ) -> tuple[float, int]:
     """Requests per second over ``seconds`` (after ``warmup``) with ``concurrency``
     keep-alive connections each sending one request at a time, and how many requests were
-    answered in all (warm-up included)."""
+    answered in all (warm-up included).
+
+    ``between_answers``: the rate from the first answer in the window to the last, for servers
+    that answer in bursts (a batch of requests at once, seconds apart): counting the answers
+    inside a fixed window then depends on where its ends fall between two bursts."""
     loop = asyncio.get_running_loop()
     connections = [
         (await loop.create_connection(_Connection, host, port))[1] for _ in range(concurrency)
@@ -193,6 +203,7 @@ async def measure(
     deadline = counting_from + seconds
     counts = [0] * concurrency
     answered = [0] * concurrency
+    times: list[float] = []  # the answers' times inside the window
 
     async def drive(index: int) -> None:
         connection = connections[index]
@@ -206,6 +217,7 @@ async def measure(
                 return
             if now >= counting_from:
                 counts[index] += 1
+                times.append(now)
 
     try:
         await asyncio.gather(*(drive(i) for i in range(concurrency)))
@@ -213,4 +225,14 @@ async def measure(
         for connection in connections:
             assert connection.transport is not None
             connection.transport.close()
+    if between_answers:
+        # Answers of one burst come within a millisecond or so of each other: the first
+        # burst opens the span, the ones after it count.
+        first, last = min(times, default=0.0), max(times, default=0.0)
+        if last - first < seconds / 4:
+            raise RuntimeError(
+                f"{len(times)} answers in {seconds:g} s: too few to rate; measure for longer"
+            )
+        after_first = sum(1 for moment in times if moment > first + 0.001)
+        return after_first / (last - first), sum(answered)
     return sum(counts) / seconds, sum(answered)

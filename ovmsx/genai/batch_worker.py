@@ -2,10 +2,13 @@
 
 Embeddings and rerank requests are small and many; one inference over all the requests that
 queued while the previous one ran costs less than one inference each (see docs/performance.md,
-"Embeddings"). The thread takes every waiting job at once and hands the list to the servable's
-``run`` callable, which answers each job's future; OpenVINO releases the GIL while it infers, so
-the serving loop keeps running meanwhile. A job whose client went away (its future cancelled)
-is dropped before the batch is formed.
+"Embeddings"). The thread takes the waiting jobs, oldest first, up to ``max_rows`` rows between
+them (a job's rows are ``rows(work)``; one job bigger than that goes alone), and hands the list
+to the servable's ``run`` callable, which answers each job's future. The cap keeps a batch as
+short as one efficient inference: a request that waited is answered after its own batch, not
+after every request that came meanwhile. OpenVINO releases the GIL while it infers, so the
+serving loop keeps running meanwhile. A job whose client went away (its future cancelled) is
+dropped before the batch is formed.
 """
 
 from __future__ import annotations
@@ -51,10 +54,18 @@ def _settle(future: asyncio.Future, result: Any, error: BaseException | None) ->
 
 
 class BatchWorker:
-    def __init__(self, name: str, run: Callable[[list[Job]], None], max_jobs: int = 256) -> None:
+    def __init__(
+        self,
+        name: str,
+        run: Callable[[list[Job]], None],
+        rows: Callable[[Any], int],
+        max_rows: int,
+    ) -> None:
         self._run = run
-        self._max_jobs = max_jobs
+        self._rows = rows
+        self._max_rows = max_rows
         self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+        self._next: Job | None = None  # taken from the queue, left for the next batch
         self._thread = threading.Thread(target=self._serve, name=f"ovmsx-{name}", daemon=True)
         self._thread.start()
 
@@ -69,27 +80,38 @@ class BatchWorker:
 
     def _serve(self) -> None:
         while True:
-            first = self._jobs.get()
-            if first is None:
-                return
-            jobs = [first]
-            stop = False
-            while len(jobs) < self._max_jobs:
+            jobs, stop = self._batch()
+            if jobs:
                 try:
-                    job = self._jobs.get_nowait()
-                except queue.Empty:
-                    break
-                if job is None:
-                    stop = True
-                    break
-                jobs.append(job)
-            live = [job for job in jobs if not job.abandoned]
-            if live:
-                try:
-                    self._run(live)
+                    self._run(jobs)
                 except Exception as error:  # every job must get an answer
-                    log.exception("batch of %d requests failed", len(live))
-                    for job in live:
+                    log.exception("batch of %d requests failed", len(jobs))
+                    for job in jobs:
                         job.fail(error)
             if stop:
                 return
+
+    def _batch(self) -> tuple[list[Job], bool]:
+        """The next batch of live jobs (it may be empty), and whether close() was called."""
+        jobs: list[Job] = []
+        rows = 0
+        while True:
+            if self._next is not None:
+                job, self._next = self._next, None
+            elif jobs:
+                try:
+                    job = self._jobs.get_nowait()
+                except queue.Empty:
+                    return jobs, False
+            else:
+                job = self._jobs.get()
+            if job is None:
+                return jobs, True
+            if job.abandoned:
+                continue
+            size = self._rows(job.work)
+            if jobs and rows + size > self._max_rows:
+                self._next = job
+                return jobs, False
+            jobs.append(job)
+            rows += size

@@ -2,11 +2,11 @@
 (COMPAT_GENAI §2.5, §6): the folder's ``openvino_model.xml`` with pooling (CLS, MEAN or LAST)
 and L2 normalisation appended to it, fed by openvino-genai's tokenizer of the same folder.
 
-Requests from all clients go to one worker thread that infers everything waiting at once
-(batch_worker.py); each request still gets its own length check and token count. Where OVMS
-differs from what its options say, ovmsx does what they say (docs/genai.md): ``truncate: true``
-cuts inputs to the model's length, and token ids embed as the text they came from would
-(``token_type_ids`` zero for both).
+Requests from all clients go to one worker thread that infers the waiting requests together,
+one inference's worth of rows at a time (batch_worker.py); each request still gets its own
+length check and token count. Where OVMS differs from what its options say, ovmsx does what
+they say (docs/genai.md): ``truncate: true`` cuts inputs to the model's length, and token ids
+embed as the text they came from would (``token_type_ids`` zero for both).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ovmsx.genai.batch_worker import BatchWorker, Job
 from ovmsx.genai.embeddings_request import EmbeddingsRequest, EmbeddingsRequestError
 from ovmsx.genai.encoder_model import (
     ATTENTION_MASK,
+    MAX_ROWS,
     EncoderLoadError,
     EncoderModel,
     EncoderTokenizer,
@@ -64,7 +65,9 @@ class EmbeddingsServable:
         model = pooled_model(read_model(folder), self.pooling, settings.normalize)
         compiled = compile_encoder(model, settings.device, settings.plugin_config)
         self._model = EncoderModel(compiled, tokens.pad or 0)
-        self._worker = BatchWorker(f"embeddings-{node}", self._run)
+        self._worker = BatchWorker(
+            f"embeddings-{node}", self._run, lambda request: request.count, MAX_ROWS
+        )
 
     async def embed(self, request: EmbeddingsRequest) -> Embedded:
         return await self._worker.submit(request)

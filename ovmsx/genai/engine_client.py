@@ -62,13 +62,22 @@ class Generation:
     async def __anext__(self) -> tuple[str, object]:
         if self.finished and self._queue.empty():
             raise StopAsyncIteration
-        kind, data = await self._queue.get()
+        return self._taken(await self._queue.get())
+
+    def next_ready(self) -> tuple[str, object] | None:
+        """The next event if it has arrived already, else None; never waits."""
+        if self._queue.empty():
+            return None
+        return self._taken(self._queue.get_nowait())
+
+    def _taken(self, event: tuple[str, object]) -> tuple[str, object]:
+        kind, data = event
         if kind == "failed":
             self.finished = True
             raise EngineFailed(data)
         if kind in ("done", "error"):
             self.finished = True
-        return kind, data
+        return event
 
     def deliver(self, kind: str, data: object) -> None:
         self._queue.put_nowait((kind, data))

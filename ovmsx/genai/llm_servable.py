@@ -221,12 +221,34 @@ async def _chunks(
         while event is not None:
             kind, data = event
             if kind == "text":
-                index, text, final, reason = data
-                if text or final:
-                    frames = reply.text(index, text, reason)
-                    if frames:  # a parser may hold text back (an empty write ends a chunked body)
-                        yield frames
-            elif kind == "done":
+                # Text events that arrived together (the loop was busy while the engine
+                # stepped) go out in one write: the stream's work per token drops as the
+                # server gets busier, and a client reads the same events.
+                frames: list[bytes] = []
+                failure = None
+                while True:
+                    index, text, final, reason = data
+                    if text or final:
+                        frame = reply.text(index, text, reason)
+                        if frame:  # a parser may hold text back
+                            frames.append(frame)
+                    try:
+                        event = generation.next_ready()
+                    except EngineFailed as error:  # after the text that came before it
+                        event, failure = None, error
+                    if event is None or event[0] != "text":
+                        break
+                    data = event[1]
+                if frames:  # an empty write would end a chunked body
+                    for _ in range(len(frames) - 1):
+                        meter.responded()  # one response per event, as when written alone
+                    yield b"".join(frames)
+                if failure is not None:
+                    raise failure
+                if event is None:
+                    event = await generation.__anext__()
+                continue
+            if kind == "done":
                 if "error" in data:
                     meter.failed = True
                     yield _stream_error(node, data["error"])

@@ -8,8 +8,8 @@ best over its chunks. A tokenizer whose ``tokenizer_config.json`` says ``add_bos
 (decoder rerankers) gets one row of ``query + document`` tokenized as text instead, never
 chunked, as OVMS means to do for such models.
 
-Requests from all clients share one worker that infers every waiting row at once
-(batch_worker.py), as for embeddings.
+Requests from all clients share one worker that infers the waiting rows together, one
+inference's worth at a time (batch_worker.py), as for embeddings.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import numpy as np
 
 from ovmsx.genai.batch_worker import BatchWorker, Job
 from ovmsx.genai.encoder_model import (
+    MAX_ROWS,
     EncoderLoadError,
     EncoderModel,
     EncoderTokenizer,
@@ -69,7 +70,10 @@ class RerankServable:
             raise EncoderLoadError(f"the model has no output named {LOGITS}")
         compiled = compile_encoder(model, settings.device, settings.plugin_config)
         self._model = EncoderModel(compiled, tokens.pad or 0)
-        self._worker = BatchWorker(f"rerank-{node}", self._run)
+        # A document is a row, unless it is chunked.
+        self._worker = BatchWorker(
+            f"rerank-{node}", self._run, lambda request: len(request.texts), MAX_ROWS
+        )
 
     async def rerank(self, request: RerankRequest) -> np.ndarray:
         """Each document's score, in the request's order."""

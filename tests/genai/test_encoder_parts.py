@@ -104,7 +104,7 @@ def test_the_worker_batches_what_waits_and_fails_every_job_of_a_failed_batch() -
         release.set()
         return await asyncio.gather(first, *waiting, *failing, return_exceptions=True)
 
-    worker = BatchWorker("test", run)
+    worker = BatchWorker("test", run, lambda work: 1, 100)
     try:
         results = asyncio.run(scenario())
     finally:
@@ -134,9 +134,39 @@ def test_a_job_whose_client_left_is_not_run() -> None:
         release.set()
         return await first, await kept
 
-    worker = BatchWorker("test", run)
+    worker = BatchWorker("test", run, lambda work: 1, 100)
     try:
         assert asyncio.run(scenario()) == (1, 3)
     finally:
         worker.close()
     assert seen == [1, 3]
+
+
+def test_a_batch_holds_at_most_max_rows_and_what_is_left_waits_in_order() -> None:
+    """Jobs of 3, 2, 2, 4 and 9 rows behind a held one, at most 5 rows a batch: a job that does
+    not fit starts the next batch, and a job bigger than the cap goes alone."""
+    started, release = threading.Event(), threading.Event()
+    batches: list[list[int]] = []
+
+    def run(jobs) -> None:
+        if not batches:
+            started.set()
+            release.wait(5)
+        batches.append([job.work for job in jobs])
+        for job in jobs:
+            job.answer(job.work)
+
+    async def scenario():
+        first = asyncio.ensure_future(worker.submit(1))
+        await asyncio.get_running_loop().run_in_executor(None, started.wait, 5)
+        rest = [asyncio.ensure_future(worker.submit(n)) for n in (3, 2, 2, 4, 9, 1)]
+        await asyncio.sleep(0.05)
+        release.set()
+        return await asyncio.gather(first, *rest)
+
+    worker = BatchWorker("test", run, lambda work: work, 5)
+    try:
+        assert asyncio.run(scenario()) == [1, 3, 2, 2, 4, 9, 1]
+    finally:
+        worker.close()
+    assert batches == [[1], [3, 2], [2], [4], [9], [1]]
