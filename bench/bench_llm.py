@@ -298,6 +298,8 @@ def _parameters(model: Path) -> str:
         for node in ov.Core().read_model(model / "openvino_model.xml").get_ordered_ops():
             if node.get_type_name() == "Constant":
                 count += int(np.prod(node.get_output_shape(0)))
+    if count < 1e6:
+        return f"{count / 1e3:,.0f}K parameters"
     return f"{count / 1e6:,.0f}M parameters"
 
 
@@ -384,6 +386,8 @@ def main() -> None:
                 parser.error("a .gguf --model needs --tokenizer: see llm_gguf.py --tokenizer-dir")
             args.tokenizer = args.model
         args.prompt_text = prompt_of(args.tokenizer, args.input_tokens)
+        # Read now: a folder built here is gone once the runs end.
+        model = f"`{args.model.name}` ({_parameters(args.model)})"
         servers = [ovmsx_server(args.model, workdir)]
         if args.llama_cpp_python:
             servers.append(llama_cpp_server(args.llama_cpp_python, args.model, workdir))
@@ -406,7 +410,7 @@ def main() -> None:
     client = "aiperf" if args.client == "aiperf" else "bench/llm_light_client.py"
     niced = f" at nice {args.client_nice}" if args.client_nice else ""
     lines = [
-        f"Model: `{args.model.name}` ({_parameters(args.model)}); prompts of "
+        f"Model: {model}; prompts of "
         f"{args.input_tokens} tokens, {args.output_tokens} tokens out (ignore_eos), "
         f"streamed; load from {client}{niced}; {args.rounds} rounds, contenders alternating; "
         "median (min-max) of the rounds.",
