@@ -236,6 +236,7 @@ def versions(peers: Sequence[str], cache: Path) -> str:
 def section(args, rows, peers, bench, measurements: Measurements, mem) -> str:
     table_rows = {row: row_contenders(row, peers, bench) for row in rows}
     top = measurements.top
+    throughput = report.throughput_table(table_rows, args.concurrency, measurements.runs)
     lines = perf_bench.header(
         "## ovmsx beside Triton, KServe and MLServer (`bench/bench_peers.py`)", args
     )
@@ -244,11 +245,12 @@ def section(args, rows, peers, bench, measurements: Measurements, mem) -> str:
         "Rerun with `python bench/peers/setup_peers.py && "
         "python bench/bench_peers.py --perf-analyzer PATH --write`.",
         "",
-        "**Throughput, infer/s** (in parentheses: ovmsx's infer/s divided by that server's; "
-        "above 1, ovmsx serves more)",
+        "**Throughput, infer/s**: the median of the rounds (in parentheses their lowest and "
+        "highest), then ovmsx's median divided by that server's (above 1, ovmsx serves more)",
         "",
-        *report.throughput_table(table_rows, args.concurrency, measurements.runs),
+        *throughput,
         "",
+        *_moved_since_last_run(args, throughput),
         "**Latency, p50 ms**",
         "",
         *report.latency_table(table_rows, args.concurrency, measurements.runs),
@@ -271,6 +273,25 @@ def section(args, rows, peers, bench, measurements: Measurements, mem) -> str:
         lost = ", ".join(f"{column} `{model}` c={c}" for column, model, c in measurements.lost)
         lines.append(f"- Runs that found no stable windows and count in no median: {lost}.")
     return "\n".join(lines) + "\n"
+
+
+def _moved_since_last_run(args, throughput: list[str]) -> list[str]:
+    """Lines naming the figures that moved since the section in ``args.doc`` by more than the
+    spread of the rounds: such a figure did not reproduce, and the text around it may be stale."""
+    begin, end = perf_doc.markers(SECTION)
+    doc = args.doc.read_text() if args.doc.exists() else ""
+    if begin not in doc or end not in doc:
+        return []
+    previous = doc[doc.index(begin) : doc.index(end)].splitlines()
+    changes = report.moved(previous, throughput)
+    if not changes:
+        return ["Every figure is within the spread of the rounds of the run before.", ""]
+    return [
+        "**Moved since the run before by more than the spread of the rounds:**",
+        "",
+        *(f"- {change}" for change in changes),
+        "",
+    ]
 
 
 NOTES = (

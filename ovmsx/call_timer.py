@@ -1,50 +1,157 @@
-"""A moving average of how long a call takes, to decide how to make the next one.
+"""Where a callee's next call runs: on the serving thread, or on a worker.
 
 Handing work to another thread (or handing the GIL to one) costs tens of microseconds; a tiny
-model or custom node runs in a few. Callers keep a ``CallTimer`` per callee and take the cheap
-path only while ``quick`` holds: the average of the recent calls, once there are
-``WARM_UP_CALLS`` of them, stays under the budget (the average starts from the fastest warm-up
-call, since the first calls of anything are slow). A callee that turns slow loses ``quick`` at
-its next call, so one slow call is the most the cheap path ever costs in a row.
+model, custom node or Python handler runs in a few. Callers keep a ``CallTimer`` per callee and
+call it on their own thread (the event loop or the gRPC polling thread: "inline") only while
+``quick`` holds. The decision must be the same on every run of the same server, so it rests on
+what the call itself costs, not on what the threads around it happen to do:
+
+- On a worker, a call's wall time also counts the time it waited for the GIL, which the serving
+  threads hold while they work: under load a quick call measures hundreds of microseconds
+  there. So a callee becomes quick when its calls' own CPU time averages under the budget and
+  the fastest of its last calls on a worker (one that did not wait) took under the budget too;
+  a callee that blocks (sleeps, waits for I/O) never has such a call.
+- Inline, a call's wall time is what the serving thread waited for it. One call longer than
+  ``SLOW_CALL_FACTOR`` budgets, or an average over twice the budget, sends the callee back to
+  the workers at once. Each such return doubles the number of worker calls it needs before it
+  may come back (up to ``MAX_PROBATION_CALLS``), so a callee that turns slow now and then
+  settles on the workers instead of blocking the serving thread again and again.
+
+The first ``WARM_UP_CALLS`` calls run on a worker. Every change of placement is logged at INFO
+with the times that caused it.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import TypeVar
 
-WARM_UP_CALLS = 8  # calls measured before the average is trusted
-_WEIGHT = 0.1  # of the newest call in the moving average
+log = logging.getLogger("ovmsx.placement")
+
+WARM_UP_CALLS = 8  # calls on a worker before a callee may run inline
+SLOW_CALL_FACTOR = 10  # one inline call this many budgets long sends the callee back at once
+MAX_PROBATION_CALLS = 1024
+_WEIGHT = 0.1  # of the newest call in the moving averages
 
 _Result = TypeVar("_Result")
+_worker = threading.local()
+
+
+def mark_worker_thread() -> None:
+    """Declare the calling thread a worker: calls timed on it are not inline."""
+    _worker.flag = True
+
+
+def on_worker_thread() -> bool:
+    return getattr(_worker, "flag", False)
 
 
 class CallTimer:
-    __slots__ = ("_average", "_budget", "_calls")
+    __slots__ = (
+        "_budget",
+        "_calls",
+        "_cpu",
+        "_cpu_samples",
+        "_inline_wall",
+        "_lock",
+        "_name",
+        "_probation",
+        "_recent",
+        "quick",
+    )
 
-    def __init__(self, budget_s: float) -> None:
+    def __init__(self, budget_s: float, name: str = "") -> None:
         self._budget = budget_s
-        self._average = float("inf")
-        self._calls = 0
-
-    @property
-    def quick(self) -> bool:
-        return self._calls >= WARM_UP_CALLS and self._average < self._budget
+        self._name = name
+        self._lock = threading.Lock()  # calls may be timed on several threads at once
+        self._calls = 0  # on workers, since the callee last came back to them
+        self._probation = WARM_UP_CALLS  # worker calls needed before it may run inline
+        self._cpu = float("inf")  # moving average of the calls' CPU time
+        self._cpu_samples = 0
+        self._recent: deque[float] = deque(maxlen=WARM_UP_CALLS)  # worker calls' wall times
+        self._inline_wall = 0.0  # moving average of the inline calls' wall time
+        self.quick = False
+        """Whether the next call may run inline."""
 
     def timed(self, call: Callable[..., _Result], *args) -> _Result:
-        """``call(*args)``, its duration added to the average (failures count too)."""
-        start = time.perf_counter()
+        """``call(*args)``, measured (failures count too)."""
+        inline = not on_worker_thread()
+        if inline and self.quick:
+            # Only the wall time decides here; reading this thread's CPU clock costs a system
+            # call (2-3 µs), as much as some callees.
+            start = time.perf_counter()
+            try:
+                return call(*args)
+            finally:
+                self.record(time.perf_counter() - start, None, inline)
+        wall, cpu = time.perf_counter(), time.thread_time()
         try:
             return call(*args)
         finally:
-            self.record(time.perf_counter() - start)
+            self.record(time.perf_counter() - wall, time.thread_time() - cpu, inline)
 
-    def record(self, elapsed: float) -> None:
+    def record(self, wall: float, cpu: float | None, inline: bool) -> None:
+        """One call's wall time and (unless None) CPU time."""
+        with self._lock:
+            if cpu is not None:
+                self._cpu_samples += 1
+                if self._cpu_samples <= WARM_UP_CALLS:
+                    # The first calls pay for cold caches and first-time allocations: the
+                    # fastest of them is the better guess of what a call costs once warm.
+                    self._cpu = min(self._cpu, cpu)
+                else:
+                    self._cpu += _WEIGHT * (cpu - self._cpu)
+            if inline:
+                self._inline_call(wall)
+            else:
+                self._worker_call(wall)
+
+    def _worker_call(self, wall: float) -> None:
         self._calls += 1
-        if self._calls <= WARM_UP_CALLS:
-            # The first calls pay for cold caches and first-time allocations: the fastest of
-            # them is the better guess of what a call costs once warm.
-            self._average = min(self._average, elapsed)
-        else:
-            self._average += _WEIGHT * (elapsed - self._average)
+        self._recent.append(wall)
+        if self.quick or self._calls < self._probation:
+            return
+        fastest = min(self._recent)
+        if self._cpu < self._budget and fastest < self._budget:
+            self.quick = True
+            self._inline_wall = fastest
+            log.info(
+                "%s runs inline now: %.0f µs of CPU a call on average, the fastest of its "
+                "last %d calls on a worker %.0f µs (budget %.0f µs)",
+                self._name or "a callee",
+                self._cpu * 1e6,
+                len(self._recent),
+                fastest * 1e6,
+                self._budget * 1e6,
+            )
+
+    def _inline_call(self, wall: float) -> None:
+        if not self.quick:
+            # Timed off the workers while not quick (a caller that runs everything on its
+            # own thread): the serving thread waited for it, so it counts as a worker call.
+            self._worker_call(wall)
+            return
+        self._inline_wall += _WEIGHT * (wall - self._inline_wall)
+        slow_call = wall > SLOW_CALL_FACTOR * self._budget
+        if not slow_call and self._inline_wall <= 2 * self._budget:
+            return
+        self.quick = False
+        self._calls = 0
+        self._recent.clear()
+        self._probation = min(2 * self._probation, MAX_PROBATION_CALLS)
+        reason = (
+            f"a call took {wall * 1e6:,.0f} µs on the serving thread"
+            if slow_call
+            else f"its calls there average {self._inline_wall * 1e6:,.0f} µs"
+        )
+        log.info(
+            "%s moves to a worker: %s (budget %.0f µs); %d calls there before it may return",
+            self._name or "a callee",
+            reason,
+            self._budget * 1e6,
+            self._probation,
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -69,14 +70,19 @@ def _table(
     return lines
 
 
+def _spread(results: list[Result]) -> str:
+    rates = [r.throughput_infer_per_s for r in results]
+    return f"{_rate(statistics.median(rates))} ({_rate(min(rates))}-{_rate(max(rates))})"
+
+
 def throughput_table(rows, concurrency, runs) -> list[str]:
     def cell(column: str, results: list[Result], ovmsx: list[Result] | None) -> str:
-        rate = median(results, "throughput_infer_per_s")
         if column == "ovmsx":
-            return f"**{_rate(rate)}**"
+            return f"**{_spread(results)}**"
         if not ovmsx:
-            return _rate(rate)
-        return f"{_rate(rate)} ({median(ovmsx, 'throughput_infer_per_s') / rate:.2f})"
+            return _spread(results)
+        rate = median(results, "throughput_infer_per_s")
+        return f"{_spread(results)}, {median(ovmsx, 'throughput_infer_per_s') / rate:.2f}x"
 
     return _table(rows, concurrency, runs, cell)
 
@@ -111,4 +117,57 @@ def memory_table(memory: dict[str, Memory], groups: Sequence[str], top: int) -> 
             f"| {mib(m.base_rss)} / {mib(m.base_pss)} | {mib(m.rss)} / {mib(m.pss)} "
             f"| {further} | " + " | ".join(peak_cells) + f" | {in_flight} |"
         )
+    return lines
+
+
+# A throughput cell as throughput_table writes it: the median, then the rounds' range (older
+# tables had the median alone).
+_CELL = re.compile(r"\*{0,2}([\d,.]+)(?: \(([\d,.]+)-([\d,.]+)\))?")
+
+
+def _figures(cell: str) -> tuple[float, float, float] | None:
+    """(median, lowest, highest) of a throughput cell; None for an empty one."""
+    found = _CELL.match(cell.strip())
+    if found is None:
+        return None
+    median_, low, high = (
+        float(value.replace(",", "")) if value else None for value in found.groups()
+    )
+    return median_, low if low is not None else median_, high if high is not None else median_
+
+
+def throughput_cells(table: Sequence[str]) -> dict[tuple[str, str, str], tuple]:
+    """The figures of a throughput table's lines, by (model, concurrency, column)."""
+    header = next((line for line in table if line.startswith("| model | concurrency |")), None)
+    if header is None:
+        return {}
+    columns = [name.strip() for name in header.strip("|").split("|")][2:]
+    cells = {}
+    for line in table:
+        parts = [part.strip() for part in line.strip().strip("|").split("|")]
+        if len(parts) != len(columns) + 2 or parts[0] not in ROW_TITLES.values():
+            continue
+        for column, text in zip(columns, parts[2:], strict=True):
+            figures = _figures(text)
+            if figures is not None:
+                cells[(parts[0], parts[1], column)] = figures
+    return cells
+
+
+def moved(previous: Sequence[str], current: Sequence[str]) -> list[str]:
+    """The cells whose median moved since ``previous`` (an earlier throughput table) by more
+    than the spread of either run's rounds, one line each."""
+    before, now = throughput_cells(previous), throughput_cells(current)
+    lines = []
+    for key, (median_, low, high) in now.items():
+        if key not in before:
+            continue
+        old, old_low, old_high = before[key]
+        spread = max(high - low, old_high - old_low)
+        if abs(median_ - old) > spread:
+            model, concurrency, column = key
+            lines.append(
+                f"{model} c={concurrency} {column}: {_rate(old)} → {_rate(median_)} infer/s "
+                f"({(median_ - old) / old:+.0%}; spread of the rounds {_rate(spread)})"
+            )
     return lines

@@ -148,7 +148,7 @@ class UserCodeNode:
     timer: CallTimer
 
     def start_timing(self) -> None:
-        self.timer = CallTimer(USER_CODE_INLINE_BUDGET_S)
+        self.timer = CallTimer(USER_CODE_INLINE_BUDGET_S, f"node {self.node.label}")
 
     @property
     def may_run_on_loop(self) -> bool:

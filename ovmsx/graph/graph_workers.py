@@ -19,6 +19,8 @@ import threading
 from collections import deque
 from collections.abc import Callable
 
+from ovmsx.call_timer import mark_worker_thread
+
 log = logging.getLogger("ovmsx.graph")
 
 Job = Callable[[], None]
@@ -75,6 +77,7 @@ class WorkerPool:
             log.warning("graph workers still held by abandoned work: %s", ", ".join(stuck))
 
     def _work(self) -> None:
+        mark_worker_thread()
         me = threading.current_thread()
         while (job := self._jobs.get()) is not None:
             try:

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Sequence
 
 from ovmsx import _core
-from ovmsx.call_timer import WARM_UP_CALLS, CallTimer
+from ovmsx.call_timer import WARM_UP_CALLS, CallTimer, mark_worker_thread
 
 INLINE_BUDGET_S = 50e-6  # longest average call the loop may wait for
 
@@ -23,9 +23,9 @@ __all__ = ["INLINE_BUDGET_S", "WARM_UP_CALLS", "CustomNodeCaller"]
 class CustomNodeCaller:
     __slots__ = ("_node", "_timer")
 
-    def __init__(self, node: _core.CustomNode) -> None:
+    def __init__(self, node: _core.CustomNode, name: str = "a custom node") -> None:
         self._node = node
-        self._timer = CallTimer(INLINE_BUDGET_S)
+        self._timer = CallTimer(INLINE_BUDGET_S, name)
 
     @property
     def inline(self) -> bool:
@@ -34,9 +34,15 @@ class CustomNodeCaller:
     async def execute(self, inputs: Sequence[_core.Tensor]) -> list[_core.Tensor]:
         if self.inline:
             return self.execute_here(inputs)
-        return await asyncio.to_thread(self._timer.timed, self._node.execute, inputs)
+        return await asyncio.to_thread(_on_worker, self._timer.timed, self._node.execute, inputs)
 
     def execute_here(self, inputs: Sequence[_core.Tensor]) -> list[_core.Tensor]:
         """The call on this thread, timed: for the loop once the node is quick, and for
         pipelines run on the thread that has the request."""
         return self._timer.timed(self._node.execute, inputs)
+
+
+def _on_worker(call, *args):
+    """``call(*args)`` on one of asyncio's executor threads, which are workers."""
+    mark_worker_thread()
+    return call(*args)

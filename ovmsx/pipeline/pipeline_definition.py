@@ -167,7 +167,13 @@ def _resolve(
     except BaseException:
         custom.close()
         raise
-    return NodeSpec(node, inputs, outputs, custom=custom, caller=CustomNodeCaller(custom))
+    return NodeSpec(
+        node,
+        inputs,
+        outputs,
+        custom=custom,
+        caller=CustomNodeCaller(custom, f"pipeline {pipeline} node {node.name}"),
+    )
 
 
 def _check_outputs(nodes: Mapping[str, NodeSpec], pipeline: str) -> None:

@@ -1,5 +1,6 @@
 """Where a unary graph runs: a graph of quick Python nodes moves onto the gRPC server's polling
-thread (answered there, no thread hop), a slow call moves it back to the workers.
+thread (answered there, no thread hop), a slow call moves it back to the workers, a node that
+blocks never leaves them, and each move is logged.
 
 The handler reports the name of the thread that ran it: the polling thread is ``ovmsx-grpc``,
 graph workers are ``ovmsx-graph-*``. Whatever the placement, the answers are the same.
@@ -38,7 +39,7 @@ class OvmsPythonModel:
 
 
 @pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory):
+def server(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("placement")
     folder = root / "where"
     folder.mkdir()
@@ -50,21 +51,29 @@ def url(tmp_path_factory: pytest.TempPathFactory):
             [python_node("where", "where.py", ["IN:value"], ["THREAD:thread", "TWICE:twice"])],
         )
     )
-    config = root / "config.json"
-    config.write_text(
-        json.dumps({"model_config_list": [], "mediapipe_config_list": [{"name": "where"}]})
+    # The same handler under another name, for calls that block from the first one on.
+    sleeper = root / "sleeper"
+    sleeper.mkdir()
+    (sleeper / "where.py").write_text(HANDLER)
+    (sleeper / "graph.pbtxt").write_text(
+        (folder / "graph.pbtxt").read_text().replace('name: "where"', 'name: "sleeper"')
     )
+    config = root / "config.json"
+    graphs = [{"name": "where"}, {"name": "sleeper"}]
+    config.write_text(json.dumps({"model_config_list": [], "mediapipe_config_list": graphs}))
     with served(config, root) as server:
-        yield server.url
+        yield server
 
 
-def _call(client: grpcclient.InferenceServerClient, value: int) -> tuple[str, int]:
-    result = client.infer("where", [tensor_input("value", np.array([value], np.int32))])
+def _call(
+    client: grpcclient.InferenceServerClient, value: int, graph: str = "where"
+) -> tuple[str, int]:
+    result = client.infer(graph, [tensor_input("value", np.array([value], np.int32))])
     return result.as_numpy("thread").tobytes().decode(), int(result.as_numpy("twice")[0])
 
 
-def test_a_quick_node_moves_to_the_loop_and_a_slow_call_sends_it_back(url: str) -> None:
-    with grpcclient.InferenceServerClient(url) as client:
+def test_a_quick_node_moves_to_the_loop_and_a_slow_call_sends_it_back(server) -> None:
+    with grpcclient.InferenceServerClient(server.url) as client:
         seen = [_call(client, n) for n in range(WARM_UP_CALLS + 4)]
         assert [twice for _, twice in seen] == [2 * n for n in range(WARM_UP_CALLS + 4)]
         threads = [thread for thread, _ in seen]
@@ -76,3 +85,16 @@ def test_a_quick_node_moves_to_the_loop_and_a_slow_call_sends_it_back(url: str) 
         after = [_call(client, n) for n in range(3)]
         assert [twice for _, twice in after] == [0, 2, 4]
         assert all(thread.startswith("ovmsx-graph") for thread, _ in after)
+
+    # Both changes are in the log, with what caused them.
+    log = server.log()
+    assert "node where runs inline now: " in log
+    assert "node where moves to a worker: a call took " in log
+
+
+def test_a_node_that_blocks_from_its_first_call_never_runs_on_the_polling_thread(server) -> None:
+    with grpcclient.InferenceServerClient(server.url) as client:
+        seen = [_call(client, -2, "sleeper") for _ in range(3 * WARM_UP_CALLS)]
+    assert [twice for _, twice in seen] == [-4] * (3 * WARM_UP_CALLS)
+    assert all(thread.startswith("ovmsx-graph") for thread, _ in seen)
+    assert "node sleeper runs inline" not in server.log()
