@@ -233,7 +233,7 @@ def versions(peers: Sequence[str], cache: Path) -> str:
     return "; ".join(parts)
 
 
-def section(args, rows, peers, bench, measurements: Measurements, mem) -> str:
+def section(args, rows, peers, bench, measurements: Measurements, mem, placements) -> str:
     table_rows = {row: row_contenders(row, peers, bench) for row in rows}
     top = measurements.top
     throughput = report.throughput_table(table_rows, args.concurrency, measurements.runs)
@@ -269,6 +269,11 @@ def section(args, rows, peers, bench, measurements: Measurements, mem) -> str:
         "an upper bound. RSS counts pages shared between a server's processes (Triton's stubs) "
         "once per process; PSS divides them among the processes.",
     ]
+    lines.append(
+        "- Placement in ovmsx (its INFO log): "
+        + ("; ".join(f"`{line}`" for line in placements) if placements else "no change")
+        + "."
+    )
     if measurements.lost:
         lost = ", ".join(f"{column} `{model}` c={c}" for column, model, c in measurements.lost)
         lines.append(f"- Runs that found no stable windows and count in no median: {lost}.")
@@ -349,7 +354,16 @@ def main() -> None:
         measurements.all()
         for name, peaks in measurements.peaks.items():
             mem[name].peak_rss = peaks
-    perf_doc.publish(section(args, rows, peers, bench, measurements, mem), SECTION, args)
+        placements = placement_changes(servers["ovmsx"].log)
+    text = section(args, rows, peers, bench, measurements, mem, placements)
+    perf_doc.publish(text, SECTION, args)
+
+
+def placement_changes(log: Path) -> list[str]:
+    """ovmsx's log lines that moved a callee between the serving threads and the workers."""
+    marks = (" runs inline now: ", " moves to a worker: ")
+    lines = log.read_text(errors="replace").splitlines()
+    return [line.split("] ", 1)[-1] for line in lines if any(mark in line for mark in marks)]
 
 
 if __name__ == "__main__":

@@ -138,12 +138,15 @@ def _figures(cell: str) -> tuple[float, float, float] | None:
 
 def throughput_cells(table: Sequence[str]) -> dict[tuple[str, str, str], tuple]:
     """The figures of a throughput table's lines, by (model, concurrency, column)."""
-    header = next((line for line in table if line.startswith("| model | concurrency |")), None)
-    if header is None:
+    starts = [i for i, line in enumerate(table) if line.startswith("| model | concurrency |")]
+    if not starts:
         return {}
+    header = table[starts[0]]
     columns = [name.strip() for name in header.strip("|").split("|")][2:]
     cells = {}
-    for line in table:
+    for line in table[starts[0] :]:
+        if not line.startswith("|"):  # the throughput table ends; the latency one follows
+            break
         parts = [part.strip() for part in line.strip().strip("|").split("|")]
         if len(parts) != len(columns) + 2 or parts[0] not in ROW_TITLES.values():
             continue
