@@ -11,11 +11,15 @@ what the call itself costs, not on what the threads around it happen to do:
   there. So a callee becomes quick when its calls' own CPU time averages under the budget and
   the fastest of its last calls on a worker (one that did not wait) took under the budget too;
   a callee that blocks (sleeps, waits for I/O) never has such a call.
-- Inline, a call's wall time is what the serving thread waited for it. One call longer than
-  ``SLOW_CALL_FACTOR`` budgets, or an average over twice the budget, sends the callee back to
-  the workers at once. Each such return doubles the number of worker calls it needs before it
-  may come back (up to ``MAX_PROBATION_CALLS``), so a callee that turns slow now and then
-  settles on the workers instead of blocking the serving thread again and again.
+- Inline, a call's wall time is what the serving thread waited for it, and also any time the
+  thread was preempted or lost the GIL meanwhile: on a busy machine one call in tens of
+  thousands of a 30 µs callee measures 1-4 ms. So one call longer than ``BLOCKING_CALL_FACTOR``
+  budgets (a call that sleeps or waits) sends the callee back to the workers at once; shorter
+  calls count in an average, each at most ``SLOW_CALL_FACTOR`` budgets, which sends it back when
+  it passes twice the budget: two slow calls in a row do, one spike does not. Each return
+  doubles the number of worker calls the callee needs before it may come back (up to
+  ``MAX_PROBATION_CALLS``), so one that turns slow now and then settles on the workers instead
+  of blocking the serving thread again and again.
 
 The first ``WARM_UP_CALLS`` calls run on a worker. Every change of placement is logged at INFO
 with the times that caused it.
@@ -33,7 +37,8 @@ from typing import TypeVar
 log = logging.getLogger("ovmsx.placement")
 
 WARM_UP_CALLS = 8  # calls on a worker before a callee may run inline
-SLOW_CALL_FACTOR = 10  # one inline call this many budgets long sends the callee back at once
+SLOW_CALL_FACTOR = 10  # the most one inline call adds to the average, in budgets
+BLOCKING_CALL_FACTOR = 100  # one inline call this many budgets long sends it back at once
 MAX_PROBATION_CALLS = 1024
 _WEIGHT = 0.1  # of the newest call in the moving averages
 
@@ -135,9 +140,10 @@ class CallTimer:
             # own thread): the serving thread waited for it, so it counts as a worker call.
             self._worker_call(wall)
             return
-        self._inline_wall += _WEIGHT * (wall - self._inline_wall)
-        slow_call = wall > SLOW_CALL_FACTOR * self._budget
-        if not slow_call and self._inline_wall <= 2 * self._budget:
+        budget = self._budget
+        self._inline_wall += _WEIGHT * (min(wall, SLOW_CALL_FACTOR * budget) - self._inline_wall)
+        slow_call = wall > BLOCKING_CALL_FACTOR * budget
+        if not slow_call and self._inline_wall <= 2 * budget:
             return
         self.quick = False
         self._calls = 0

@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from ovmsx.call_timer import (
+    BLOCKING_CALL_FACTOR,
     SLOW_CALL_FACTOR,
     WARM_UP_CALLS,
     CallTimer,
@@ -46,8 +47,9 @@ def test_a_quick_callee_stays_inline_through_ordinary_noise() -> None:
     worker_calls(timer, WARM_UP_CALLS, 30 * US, 20 * US)
     assert timer.quick
     for call in range(10_000):
-        # Mostly 20 µs, now and then a call five budgets long (a garbage collection).
-        timer.record((500 if call % 97 == 0 else 20) * US, None, inline=True)
+        # Mostly 20 µs, now and then a call of 4 ms (the thread preempted, or a garbage
+        # collection): a spike, not a slow callee.
+        timer.record((4000 if call % 97 == 0 else 20) * US, None, inline=True)
         assert timer.quick
 
 
@@ -64,28 +66,37 @@ def test_a_callee_that_computes_for_long_never_goes_inline() -> None:
     assert not timer.quick
 
 
-def test_one_slow_inline_call_sends_it_back_and_each_return_takes_twice_as_long(
+def test_one_blocking_inline_call_sends_it_back_and_each_return_takes_twice_as_long(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     timer = CallTimer(BUDGET, "node sometimes-slow")
     worker_calls(timer, WARM_UP_CALLS, 30 * US, 20 * US)
     assert timer.quick
     with caplog.at_level(logging.INFO, "ovmsx.placement"):
-        timer.record(SLOW_CALL_FACTOR * BUDGET * 1.5, None, inline=True)
+        timer.record(BLOCKING_CALL_FACTOR * BUDGET * 1.5, None, inline=True)
     assert not timer.quick
     assert caplog.records[-1].getMessage() == (
-        "node sometimes-slow moves to a worker: a call took 1,500 µs on the serving thread "
+        "node sometimes-slow moves to a worker: a call took 15,000 µs on the serving thread "
         "(budget 100 µs); 16 calls there before it may return"
     )
     worker_calls(timer, 15, 30 * US, 20 * US)
     assert not timer.quick
     worker_calls(timer, 1, 30 * US, 20 * US)
     assert timer.quick
-    timer.record(SLOW_CALL_FACTOR * BUDGET * 1.5, None, inline=True)
+    timer.record(BLOCKING_CALL_FACTOR * BUDGET * 1.5, None, inline=True)
     worker_calls(timer, 31, 30 * US, 20 * US)
     assert not timer.quick
     worker_calls(timer, 1, 30 * US, 20 * US)
     assert timer.quick
+
+
+def test_two_slow_inline_calls_in_a_row_send_it_back() -> None:
+    timer = CallTimer(BUDGET, "node turned-slow")
+    worker_calls(timer, WARM_UP_CALLS, 30 * US, 20 * US)
+    timer.record(SLOW_CALL_FACTOR * BUDGET * 2, None, inline=True)
+    assert timer.quick
+    timer.record(SLOW_CALL_FACTOR * BUDGET * 2, None, inline=True)
+    assert not timer.quick
 
 
 def test_inline_calls_that_grow_slow_on_average_send_it_back(
