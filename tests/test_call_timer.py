@@ -26,6 +26,14 @@ def worker_calls(timer: CallTimer, count: int, wall: float, cpu: float) -> None:
         timer.record(wall, cpu, inline=False)
 
 
+def quick_timer(name: str) -> CallTimer:
+    """A timer whose callee has just gone inline after quick calls on a worker."""
+    timer = CallTimer(BUDGET, name)
+    worker_calls(timer, WARM_UP_CALLS, 30 * US, 20 * US)
+    assert timer.quick
+    return timer
+
+
 def test_a_quick_callee_goes_inline_after_warm_up_even_when_the_gil_slowed_it_on_workers(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -43,9 +51,7 @@ def test_a_quick_callee_goes_inline_after_warm_up_even_when_the_gil_slowed_it_on
 
 
 def test_a_quick_callee_stays_inline_through_ordinary_noise() -> None:
-    timer = CallTimer(BUDGET, "node steady")
-    worker_calls(timer, WARM_UP_CALLS, 30 * US, 20 * US)
-    assert timer.quick
+    timer = quick_timer("node steady")
     for call in range(10_000):
         # Mostly 20 µs, now and then a call of 4 ms (the thread preempted, or a garbage
         # collection): a spike, not a slow callee.
@@ -69,9 +75,7 @@ def test_a_callee_that_computes_for_long_never_goes_inline() -> None:
 def test_one_blocking_inline_call_sends_it_back_and_each_return_takes_twice_as_long(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    timer = CallTimer(BUDGET, "node sometimes-slow")
-    worker_calls(timer, WARM_UP_CALLS, 30 * US, 20 * US)
-    assert timer.quick
+    timer = quick_timer("node sometimes-slow")
     with caplog.at_level(logging.INFO, "ovmsx.placement"):
         timer.record(BLOCKING_CALL_FACTOR * BUDGET * 1.5, None, inline=True)
     assert not timer.quick
@@ -91,8 +95,7 @@ def test_one_blocking_inline_call_sends_it_back_and_each_return_takes_twice_as_l
 
 
 def test_two_slow_inline_calls_in_a_row_send_it_back() -> None:
-    timer = CallTimer(BUDGET, "node turned-slow")
-    worker_calls(timer, WARM_UP_CALLS, 30 * US, 20 * US)
+    timer = quick_timer("node turned-slow")
     timer.record(SLOW_CALL_FACTOR * BUDGET * 2, None, inline=True)
     assert timer.quick
     timer.record(SLOW_CALL_FACTOR * BUDGET * 2, None, inline=True)
@@ -102,8 +105,7 @@ def test_two_slow_inline_calls_in_a_row_send_it_back() -> None:
 def test_inline_calls_that_grow_slow_on_average_send_it_back(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    timer = CallTimer(BUDGET, "node drifting")
-    worker_calls(timer, WARM_UP_CALLS, 30 * US, 20 * US)
+    timer = quick_timer("node drifting")
     calls = 0
     with caplog.at_level(logging.INFO, "ovmsx.placement"):
         while timer.quick:
