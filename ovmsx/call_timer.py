@@ -9,8 +9,10 @@ what the call itself costs, not on what the threads around it happen to do:
 - On a worker, a call's wall time also counts the time it waited for the GIL, which the serving
   threads hold while they work: under load a quick call measures hundreds of microseconds
   there. So a callee becomes quick when its calls' own CPU time averages under the budget and
-  the fastest of its last calls on a worker (one that did not wait) took under the budget too;
-  a callee that blocks (sleeps, waits for I/O) never has such a call.
+  the fastest of its last calls on a worker took under ``SLOW_CALL_FACTOR`` budgets: a callee
+  that blocks (sleeps, waits for I/O) longer than that never has such a call, and one that
+  blocks for less comes back from the serving thread at its first call there (its average
+  starts at that fastest call).
 - Inline, a call's wall time is what the serving thread waited for it, and also any time the
   thread was preempted or lost the GIL meanwhile: on a busy machine one call in tens of
   thousands of a 30 µs callee measures 1-4 ms. So one call longer than ``BLOCKING_CALL_FACTOR``
@@ -121,7 +123,7 @@ class CallTimer:
         if self.quick or self._calls < self._probation:
             return
         fastest = min(self._recent)
-        if self._cpu < self._budget and fastest < self._budget:
+        if self._cpu < self._budget and fastest < SLOW_CALL_FACTOR * self._budget:
             self.quick = True
             self._inline_wall = fastest
             log.info(

@@ -66,6 +66,20 @@ def test_a_callee_that_blocks_never_goes_inline() -> None:
     assert not timer.quick
 
 
+def test_a_callee_that_blocks_briefly_comes_back_at_once_and_ever_more_rarely() -> None:
+    timer = CallTimer(BUDGET, "node napper")
+    inline_calls = 0
+    for _ in range(10_000):
+        if timer.quick:
+            timer.record(500 * US, None, inline=True)
+            inline_calls += 1
+        else:
+            timer.record(500 * US, 5 * US, inline=False)
+    assert not timer.quick
+    # One call per return, after 8, 16, 32, ... worker calls, then one per 1,024: 15 here.
+    assert inline_calls <= 16
+
+
 def test_a_callee_that_computes_for_long_never_goes_inline() -> None:
     timer = CallTimer(BUDGET, "node heavy")
     worker_calls(timer, 1000, 150 * US, 150 * US)

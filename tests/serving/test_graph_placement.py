@@ -74,8 +74,12 @@ def _call(
 
 def test_a_quick_node_moves_to_the_loop_and_a_slow_call_sends_it_back(server) -> None:
     with grpcclient.InferenceServerClient(server.url) as client:
-        seen = [_call(client, n) for n in range(WARM_UP_CALLS + 4)]
-        assert [twice for _, twice in seen] == [2 * n for n in range(WARM_UP_CALLS + 4)]
+        # After its warm-up on workers, a call it makes there fast enough (on a busy machine
+        # that may take a few more calls) brings it to the polling thread.
+        seen = []
+        while len(seen) < 50 * WARM_UP_CALLS and (not seen or seen[-1][0] != POLLING_THREAD):
+            seen.append(_call(client, len(seen)))
+        assert [twice for _, twice in seen] == [2 * n for n in range(len(seen))]
         threads = [thread for thread, _ in seen]
         assert all(t.startswith("ovmsx-graph") for t in threads[:WARM_UP_CALLS])
         assert threads[-1] == POLLING_THREAD
