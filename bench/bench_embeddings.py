@@ -23,7 +23,6 @@ the window to the last (rest_load's ``between_answers``), so a burst that falls 
 the window does not count as nothing.
 
     python bench/bench_embeddings.py --task embeddings [--rounds 3] [--write]
-    python bench/bench_embeddings.py --task rerank --documents 8
     python bench/bench_embeddings.py --peer-python /venv-infinity/bin/python --label peer
     python bench/bench_embeddings.py --task rerank --peer-python /venv-infinity/bin/python
 
@@ -43,11 +42,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
-from bench_serving import free_port
+from bench_serving import free_port, wait_http_ready
 from perf_doc import add_write_arguments, labelled, machine, publish
 from rest_load import RestCase, measure
 
@@ -63,7 +60,7 @@ def in_process(args, folder: Path, text: str, concurrency: int) -> float:
     command = [
         sys.executable, str(ROOT / "bench" / "encoders_inprocess.py"), args.task, str(folder),
         "--concurrency", str(concurrency), "--seconds", str(args.seconds), "--text", text,
-        "--documents", str(args.documents), "--query", text_of(args.short),
+        "--documents", str(args.documents), "--query", args.query,
     ]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     return json.loads(done.stdout)["requests_per_s"]
@@ -95,15 +92,8 @@ class Server:
             stderr=self.log,
             env={**os.environ, **(environment or {})},
         )
-        deadline = time.monotonic() + 300
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{ready_path}"):
-                    return
-            except OSError:
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise RuntimeError(f"{name} did not start: see {self.log.name}") from None
-                time.sleep(0.2)
+        ready = f"http://127.0.0.1:{self.port}{ready_path}"
+        wait_http_ready(self.process, ready, name, Path(self.log.name))
 
     def stop(self) -> None:
         self.process.terminate()
@@ -138,7 +128,7 @@ def served(args, server: Server, text: str, concurrency: int) -> float:
     if args.task == "embeddings":
         body = {"model": "m", "input": text}
     else:
-        body = {"model": "m", "query": text_of(args.short), "documents": [text] * args.documents}
+        body = {"model": "m", "query": args.query, "documents": [text] * args.documents}
     request = RestCase(args.task, server.path, json.dumps(body).encode()).request_bytes(
         "127.0.0.1", server.port
     )
@@ -174,6 +164,7 @@ def main() -> None:
         # Its TextRerankPipeline fails with a shape error in the model on the folders of
         # examples/rag (their tokenizer is built by hand); the peer's folder is converted.
         parser.error("--task rerank needs --peer-python (and measures on the peer's folder)")
+    args.query = text_of(args.short)  # rerank's query: short, as a question is
     sys.path.insert(0, str(ROOT / "examples" / "rag"))
     from build_encoder_folders import write_encoder_folders
 

@@ -46,7 +46,7 @@ import time
 from pathlib import Path
 
 import psutil
-from bench_serving import free_port
+from bench_serving import free_port, wait_http_ready
 from perf_doc import add_write_arguments, labelled, machine, publish
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,8 +96,6 @@ class Server:
         workdir: Path,
         counts_tokens: bool = True,
     ) -> None:
-        import urllib.request
-
         self.name = name
         # Whether its streams end with usage; otherwise aiperf counts tokens with the tokenizer.
         self.counts_tokens = counts_tokens
@@ -106,15 +104,8 @@ class Server:
         command = [part.replace("{port}", str(self.port)) for part in command]
         self.log = (workdir / f"{name}.log").open("wb")
         self.process = subprocess.Popen(command, cwd=workdir, stdout=self.log, stderr=self.log)
-        deadline = time.monotonic() + 300
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{ready_path}"):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise RuntimeError(f"{name} did not start: see {self.log.name}") from None
-                time.sleep(0.2)
+        ready = f"http://127.0.0.1:{self.port}{ready_path}"
+        wait_http_ready(self.process, ready, name, Path(self.log.name))
         self.psutil = psutil.Process(self.process.pid)
 
     def cpu_seconds(self) -> tuple[float, float]:

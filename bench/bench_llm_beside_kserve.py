@@ -26,10 +26,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-from bench_serving import free_port
+from bench_serving import free_port, wait_http_ready
 from perf_doc import add_write_arguments, labelled, machine, publish
 from rest_load import infer_case, measure
 
@@ -78,16 +77,12 @@ def start_server(config: Path, root: Path, name: str) -> tuple[subprocess.Popen,
                "--rest_port", str(port), "--rest_bind_address", "127.0.0.1"]  # fmt: skip
     server = subprocess.Popen(command, cwd=root, stdout=log, stderr=log)
     log.close()
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v2/health/ready"):
-                return server, port
-        except OSError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                raise RuntimeError(f"{name} did not start: see {log.name}") from None
-            time.sleep(0.2)
+    try:
+        wait_http_ready(server, f"http://127.0.0.1:{port}/v2/health/ready", name, Path(log.name))
+    except RuntimeError:
+        server.kill()
+        raise
+    return server, port
 
 
 async def llm_load(port: int, stop: asyncio.Event, tokens: int) -> int:
@@ -132,18 +127,18 @@ def llm_load_process(port: int, stop, answers, tokens: int) -> None:
 def kserve_rate(port: int, request: bytes, args, llm_port: int | None) -> float:
     """``add_one``'s rate on ``port``, with the LLM on ``llm_port`` busy (None: idle)."""
     concurrency, seconds = args.concurrency, args.seconds
+    if llm_port is None:
+        return asyncio.run(measure("127.0.0.1", port, request, concurrency, seconds))[0]
     context = multiprocessing.get_context("spawn")
     stop, answers = context.Event(), context.Value("i", 0)
     load = context.Process(target=llm_load_process, args=(llm_port, stop, answers, args.llm_tokens))
-    if llm_port is not None:
-        load.start()
-        time.sleep(2.0)  # the child is up and the engine busy before counting starts
+    load.start()
+    time.sleep(2.0)  # the child is up and the engine busy before counting starts
     rate, _ = asyncio.run(measure("127.0.0.1", port, request, concurrency, seconds))
-    if llm_port is not None:
-        stop.set()
-        load.join(60)
-        if not answers.value:
-            raise RuntimeError("the LLM load finished no answer: the LLM was not busy")
+    stop.set()
+    load.join(60)
+    if not answers.value:
+        raise RuntimeError("the LLM load finished no answer: the LLM was not busy")
     return rate
 
 

@@ -98,6 +98,22 @@ def wait_ready(server: Server) -> None:
     raise SystemExit(f"{server.name} not ready after {READY_TIMEOUT_S} s; see {server.log}")
 
 
+def wait_http_ready(process: subprocess.Popen, url: str, name: str, log: Path) -> None:
+    """Until ``url`` answers a GET with success; a process that exits first, or no answer
+    within READY_TIMEOUT_S, raises naming ``log``."""
+    import urllib.request
+
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while True:
+        try:
+            with urllib.request.urlopen(url):
+                return
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError(f"{name} did not start: see {log}") from None
+            time.sleep(0.2)
+
+
 @contextmanager
 def running(name: str, command: Sequence[str], port: int, log: Path) -> Iterator[Server]:
     """Start ``command`` (already told to listen on ``port``); stop it on exit."""

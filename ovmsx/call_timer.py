@@ -87,19 +87,15 @@ class CallTimer:
     def timed(self, call: Callable[..., _Result], *args) -> _Result:
         """``call(*args)``, measured (failures count too)."""
         inline = not on_worker_thread()
-        if inline and self.quick:
-            # Only the wall time decides here; reading this thread's CPU clock costs a system
-            # call (2-3 µs), as much as some callees.
-            start = time.perf_counter()
-            try:
-                return call(*args)
-            finally:
-                self.record(time.perf_counter() - start, None, inline)
-        wall, cpu = time.perf_counter(), time.thread_time()
+        # Inline and quick, only the wall time decides: reading this thread's CPU clock costs a
+        # system call (2-3 µs), as much as some callees.
+        cpu = None if inline and self.quick else time.thread_time()
+        start = time.perf_counter()
         try:
             return call(*args)
         finally:
-            self.record(time.perf_counter() - wall, time.thread_time() - cpu, inline)
+            wall = time.perf_counter() - start
+            self.record(wall, None if cpu is None else time.thread_time() - cpu, inline)
 
     def record(self, wall: float, cpu: float | None, inline: bool) -> None:
         """One call's wall time and (unless None) CPU time."""

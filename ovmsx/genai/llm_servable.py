@@ -221,24 +221,7 @@ async def _chunks(
         while event is not None:
             kind, data = event
             if kind == "text":
-                # Text events that arrived together (the loop was busy while the engine
-                # stepped) go out in one write: the stream's work per token drops as the
-                # server gets busier, and a client reads the same events.
-                frames: list[bytes] = []
-                failure = None
-                while True:
-                    index, text, final, reason = data
-                    if text or final:
-                        frame = reply.text(index, text, reason)
-                        if frame:  # a parser may hold text back
-                            frames.append(frame)
-                    try:
-                        event = generation.next_ready()
-                    except EngineFailed as error:  # after the text that came before it
-                        event, failure = None, error
-                    if event is None or event[0] != "text":
-                        break
-                    data = event[1]
+                frames, event, failure = _text_ready(generation, reply, data)
                 if frames:  # an empty write would end a chunked body
                     for _ in range(len(frames) - 1):
                         meter.responded()  # one response per event, as when written alone
@@ -268,6 +251,29 @@ async def _chunks(
         yield _stream_error(node, str(error))
     finally:
         generation.close()
+
+
+def _text_ready(
+    generation: Generation, reply: Reply, data
+) -> tuple[list[bytes], tuple[str, object] | None, EngineFailed | None]:
+    """The frames of a text event and of the text events that arrived with it (the loop was
+    busy while the engine stepped: they go out in one write, so the stream's work per token
+    drops as the server gets busier, and a client reads the same events); then the next event
+    if it has arrived, and the engine's failure if that came next."""
+    frames: list[bytes] = []
+    while True:
+        index, text, final, reason = data
+        if text or final:
+            frame = reply.text(index, text, reason)
+            if frame:  # a parser may hold text back
+                frames.append(frame)
+        try:
+            event = generation.next_ready()
+        except EngineFailed as failure:  # sent after the text that came before it
+            return frames, None, failure
+        if event is None or event[0] != "text":
+            return frames, event, None
+        data = event[1]
 
 
 def _stream_error(node: str, message: str) -> bytes:

@@ -164,3 +164,29 @@ def test_benchmarks_that_can_run_on_rest_load_say_so_when_perf_analyzer_is_missi
         "Or measure over KServe REST with the project's own load generator: "
         "--load-generator rest_load"
     )
+
+
+def test_bench_peers_names_the_figures_that_moved_beyond_the_spread_of_the_rounds() -> None:
+    """A rerun that does not reproduce the published table says so, figure by figure; the
+    latency table under it (same rows) and figures within the spread are not named."""
+    from peers import report
+
+    header = ["| model | concurrency | ovmsx | Triton |", "|---|---:|---:|---:|"]
+    published = [
+        *header,
+        "| `add_one` [1,10] | 1 | **3,952** | 2,600 (1.52) |",  # older cells: no spread
+        "| `py_add_one` (Python code) | 1 | **2,412 (2,300-2,500)** | 2,375 (2,300-2,400), 1.02x |",
+        "",
+        *header,
+        "| `py_add_one` (Python code) | 1 | 0.41 | 0.42 |",
+    ]
+    rerun = [
+        *header,
+        "| `add_one` [1,10] | 1 | **3,900 (3,800-4,000)** | 2,650 (2,500-2,700), 1.47x |",
+        "| `py_add_one` (Python code) | 1 | **1,583 (1,500-1,700)** | 2,453 (2,400-2,500), 0.65x |",
+    ]
+    assert report.moved(published, rerun) == [
+        "`py_add_one` (Python code) c=1 ovmsx: 2,412 → 1,583 infer/s (-34%; spread of the "
+        "rounds 200)"
+    ]
+    assert report.moved(rerun, rerun) == []
