@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
+from time import perf_counter, thread_time
 from typing import TypeVar
 
 log = logging.getLogger("ovmsx.placement")
@@ -86,16 +86,22 @@ class CallTimer:
 
     def timed(self, call: Callable[..., _Result], *args) -> _Result:
         """``call(*args)``, measured (failures count too)."""
+        if self.quick and not getattr(_worker, "flag", False):
+            # Inline and quick, only the wall time decides: reading this thread's CPU clock
+            # costs a system call (2-3 µs), as much as some callees.
+            start = perf_counter()
+            try:
+                return call(*args)
+            finally:
+                self._inline_quick_call(perf_counter() - start)
         inline = not on_worker_thread()
-        # Inline and quick, only the wall time decides: reading this thread's CPU clock costs a
-        # system call (2-3 µs), as much as some callees.
-        cpu = None if inline and self.quick else time.thread_time()
-        start = time.perf_counter()
+        cpu = thread_time()
+        start = perf_counter()
         try:
             return call(*args)
         finally:
-            wall = time.perf_counter() - start
-            self.record(wall, None if cpu is None else time.thread_time() - cpu, inline)
+            wall = perf_counter() - start
+            self.record(wall, thread_time() - cpu, inline)
 
     def record(self, wall: float, cpu: float | None, inline: bool) -> None:
         """One call's wall time and (unless None) CPU time."""
@@ -108,10 +114,12 @@ class CallTimer:
                     self._cpu = min(self._cpu, cpu)
                 else:
                     self._cpu += _WEIGHT * (cpu - self._cpu)
-            if inline:
-                self._inline_call(wall)
-            else:
+            if not (inline and self.quick):
+                # Timed off the workers while not quick (a caller that runs everything on its
+                # own thread): the serving thread waited for it, so it counts as a worker call.
                 self._worker_call(wall)
+                return
+        self._inline_quick_call(wall)
 
     def _worker_call(self, wall: float) -> None:
         self._calls += 1
@@ -132,17 +140,19 @@ class CallTimer:
                 self._budget * 1e6,
             )
 
-    def _inline_call(self, wall: float) -> None:
-        if not self.quick:
-            # Timed off the workers while not quick (a caller that runs everything on its
-            # own thread): the serving thread waited for it, so it counts as a worker call.
-            self._worker_call(wall)
-            return
+    def _inline_quick_call(self, wall: float) -> None:
+        # Without the lock while nothing changes: a lost update of the average between two
+        # serving threads is harmless, and the lock costs as much as a small callee's call.
         budget = self._budget
         self._inline_wall += _WEIGHT * (min(wall, SLOW_CALL_FACTOR * budget) - self._inline_wall)
         slow_call = wall > BLOCKING_CALL_FACTOR * budget
         if not slow_call and self._inline_wall <= 2 * budget:
             return
+        with self._lock:
+            if self.quick:  # not sent back meanwhile by another thread
+                self._send_back(wall, slow_call)
+
+    def _send_back(self, wall: float, slow_call: bool) -> None:
         self.quick = False
         self._calls = 0
         self._recent.clear()

@@ -15,6 +15,7 @@ PYBIND11_MODULE(_core, m) {
   ovmsx::bindings::register_kserve_wire(m);
   ovmsx::bindings::register_inference(m);
   ovmsx::bindings::register_kserve_direct(m);
+  ovmsx::bindings::register_kserve_tensors(m);
   ovmsx::bindings::register_custom_node(m);
   ovmsx::bindings::register_json_depth(m);
   m.def("tune_allocator", &ovmsx::tune_allocator, pybind11::arg("mmap_threshold"),

@@ -11,6 +11,7 @@ void register_bytes_codec(pybind11::module_& m);
 void register_kserve_wire(pybind11::module_& m);
 void register_inference(pybind11::module_& m);
 void register_kserve_direct(pybind11::module_& m);
+void register_kserve_tensors(pybind11::module_& m);
 void register_custom_node(pybind11::module_& m);
 void register_json_depth(pybind11::module_& m);
 

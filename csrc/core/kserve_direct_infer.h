@@ -23,21 +23,11 @@
 #include <vector>
 
 #include "core/inference_pool.h"
+#include "core/kserve_request_reader.h"
 #include "core/model_source.h"
 #include "core/tensor.h"
 
 namespace ovmsx {
-
-// The model name and version a ModelInferRequest names (the last occurrence of each, as
-// protobuf reads it), as byte ranges into the message; nullopt when the message is malformed
-// or has a field of the wrong wire type there (the general path then reports it).
-struct InferTarget {
-  std::size_t name_offset = 0;
-  std::size_t name_size = 0;
-  std::size_t version_offset = 0;
-  std::size_t version_size = 0;
-};
-std::optional<InferTarget> read_infer_target(const std::uint8_t* data, std::size_t size);
 
 // A request read and checked, ready to run.
 struct DirectPlan {

@@ -108,13 +108,11 @@ def wrap_stream_response(response: bytes) -> bytes:
 def encode_graph_response(
     graph: str, request_id: str, timestamp: int, outputs: list[tuple[str, _core.Tensor]]
 ) -> bytes:
-    """A graph's answer: named outputs, version "1", and the packets' ``OVMS_MP_TIMESTAMP``."""
-    response = pb.ModelInferResponse(model_name=graph, model_version="1", id=request_id)
-    response.parameters[TIMESTAMP_PARAMETER].int64_param = timestamp
-    for name, tensor in outputs:
-        response.outputs.add(name=name, datatype=tensor.datatype, shape=tensor.shape)
-    tensors = [tensor for _, tensor in outputs]
-    return _core.append_field(response.SerializeToString(), RAW_OUTPUT_CONTENTS, tensors)
+    """A graph's answer: named outputs, version "1", and the packets' ``OVMS_MP_TIMESTAMP``
+    (written by the core: the bytes protobuf would write, in a quarter of the time)."""
+    return _core.encode_tensor_response(
+        graph, "1", request_id, outputs, (TIMESTAMP_PARAMETER, timestamp)
+    )
 
 
 def encode_stream_error(message: str, request_id: str = "", servable_name: str = "") -> bytes:

@@ -12,8 +12,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from ovmsx import _core
 from ovmsx.frontend import grpc_predict_v2_pb2 as pb
 from ovmsx.frontend.grpc_status import status_message
 from ovmsx.frontend.kserve_codec import (
@@ -48,6 +50,9 @@ if TYPE_CHECKING:
     from ovmsx.frontend.request_observer import GraphCall, RequestObserver
 
 log = logging.getLogger("ovmsx.frontend")
+
+# The side packets of a request without parameters (each run copies them).
+_PLAIN_SIDE_PACKETS = MappingProxyType(side_packets({}))
 
 FIRST = "; partial deserialization of first request"
 LATER = "; partial deserialization of subsequent requests"
@@ -154,8 +159,58 @@ def infer_graph_now(
         return None
     try:
         plan, sides, inputs, timestamp = _unary_run(graph, request, call)
-        first = runner.run_now(sides, inputs, timestamp)
-        answer = _response(graph, request.id, [(name, first[name]) for name in plan.output_streams])
+    except BaseException:
+        if call is not None:
+            call.end(False)
+        raise
+    return _run_now(graph, runner, plan, (sides, inputs, timestamp), request.id, call)
+
+
+def raw_graph_inputs(graph: Graph, tensors: list[_core.Tensor]) -> list[tuple[str, object]] | None:
+    """(stream, packet) for the raw inputs of a plain request that the core read
+    (``_core.read_raw_inputs``), when they are exactly the graph's inputs, all Python tensors,
+    and the graph runs now; None otherwise: the general path then answers, and words every
+    error. Python nodes take raw inputs as they are, so the core's Tensors are the packets."""
+    runner = graph.runner
+    if runner is None or not runner.runs_now or not graph.tensor_inputs:
+        return None
+    inputs = [(tensor.name, tensor) for tensor in tensors]
+    expected = graph.inputs
+    if len(inputs) != len(expected) or {name for name, _ in inputs} != expected.keys():
+        return None
+    return inputs
+
+
+def infer_raw_graph_now(
+    graph: Graph,
+    version: str,
+    request_id: str,
+    inputs: list[tuple[str, object]],
+    call: GraphCall | None = None,
+) -> bytes:
+    """``infer_graph_now`` for a request read by the core, its inputs from ``raw_graph_inputs``
+    (a plain request: no parameters, so no side packets and the clock's timestamp)."""
+    runner = graph.runner
+    assert runner is not None  # raw_graph_inputs checked it
+    try:
+        graph.check_version(version)
+        plan = graph.serving_plan()
+    except BaseException:
+        if call is not None:
+            call.end(False)
+        raise
+    if call is not None:
+        call.accepted()
+    run = (_PLAIN_SIDE_PACKETS, inputs, clock_timestamp())
+    return _run_now(graph, runner, plan, run, request_id, call)
+
+
+def _run_now(graph: Graph, runner, plan, run: tuple, request_id: str, call) -> bytes:
+    """One pass of a ``runs_now`` graph on this thread, ``run`` its (side packets, inputs,
+    timestamp); the answer, counted on ``call``."""
+    try:
+        first = runner.run_now(*run)
+        answer = _response(graph, request_id, [(name, first[name]) for name in plan.output_streams])
     except BaseException:
         if call is not None:
             call.end(False)

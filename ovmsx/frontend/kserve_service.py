@@ -21,7 +21,13 @@ from ovmsx.frontend.kserve_codec import (
     wrap_stream_response,
 )
 from ovmsx.frontend.kserve_direct import direct_target
-from ovmsx.frontend.kserve_graph import GraphStream, infer_graph, infer_graph_now
+from ovmsx.frontend.kserve_graph import (
+    GraphStream,
+    infer_graph,
+    infer_graph_now,
+    infer_raw_graph_now,
+    raw_graph_inputs,
+)
 from ovmsx.frontend.kserve_metadata import graph_metadata, model_metadata, pipeline_metadata
 from ovmsx.frontend.request_observer import GRAPH, MODEL, PIPELINE, RequestObserver
 from ovmsx.metrics.families import (
@@ -119,6 +125,7 @@ class KServeService:
         dispatcher.requests_polled += 1
         start = perf_counter() if self._timed is not None else 0.0
         request = None
+        read = None  # the request as the core read it, for a graph
         try:
             target = direct_target(self._registry, message)
             if target is not None and target.compiled is not None:
@@ -129,18 +136,36 @@ class KServeService:
                     if self._timed is not None:
                         self._answered(target.model_name, str(target.version), MODEL, start)
                     return direct
+            elif target is None and self._registry.graphs:
+                read = _core.read_raw_inputs(message)
+                direct = None if read is None else self._graph_now(read, start)
+                if direct is not None:
+                    return direct
             request = decode_infer_request(message)
             answer = self._answer_now(request, start)
         except StatusError as error:
-            self._infer_failed(request, error)
+            self._infer_failed(request, error, read)
             raise
         except Exception as error:
             bug = _bug(error)
-            self._infer_failed(request, bug)
+            self._infer_failed(request, bug, read)
             raise bug from None
         finally:
             dispatcher.requests_polled -= 1
         return answer if answer is not None else partial(self._answer_later, request, start)
+
+    def _graph_now(self, read: tuple, start: float) -> bytes | None:
+        """A graph's answer to a plain request of raw Python tensors that the core read
+        (``_core.read_raw_inputs``); None when the general path must take it."""
+        name, version, request_id, tensors = read
+        graph = self._registry.graphs.get(name)
+        inputs = None if graph is None else raw_graph_inputs(graph, tensors)
+        if inputs is None:
+            return None
+        call = self._observer.graph_call(GRPC, MODEL_INFER, name) if self._counting else None
+        answer = infer_raw_graph_now(graph, version, request_id, inputs, call)
+        self._answered(name, "1", GRAPH, start)
+        return answer
 
     def _answer_now(self, request: InferRequest, start: float) -> bytes | None:
         registry = self._registry
@@ -255,8 +280,13 @@ class KServeService:
     def _failed(self, method: str, name: str, version: str, error: StatusError) -> None:
         self._observer.failed(GRPC, method, name, version, error)
 
-    def _infer_failed(self, request: InferRequest | None, error: StatusError) -> None:
-        if request is None:  # not even readable
+    def _infer_failed(
+        self, request: InferRequest | None, error: StatusError, read: tuple | None = None
+    ) -> None:
+        """A failed ModelInfer, named by ``request`` or else by the core's ``read`` of it."""
+        if request is None and read is not None:
+            self._failed(MODEL_INFER, read[0], read[1], error)
+        elif request is None:  # not even readable
             self._observer.finished(GRPC, MODEL_INFER, "", None, None, False, 0.0, error)
         else:
             self._failed(MODEL_INFER, request.servable_name, request.version, error)

@@ -11,7 +11,7 @@ MediaPipe-style ``input(tag, index)`` / ``output(tag, value, index)`` helpers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -175,6 +175,12 @@ class CalculatorNode:
     # Input side packet tags the node can do without (MediaPipe's Optional()): a graph
     # instance starts even when nothing provides them.
     optional_side_packets: frozenset[str] = frozenset()
+    # For single_timestamp nodes whose calculators need no open or close and read no side
+    # packets: ``call_once(present) -> [(tag_index, value)]`` runs the node for one timestamp
+    # with the inputs present (by tag_index), outside a graph instance, raising as ``process``
+    # would. A graph of that node alone then runs without the calculator protocol
+    # (single_pass.OneNodePass).
+    call_once: Callable[[dict[str, object]], list[tuple[str, object]]] | None = None
 
     def __init__(self, node: NodeConfig, load: GraphLoad) -> None:
         self.node = node

@@ -93,14 +93,7 @@ class SinglePass:
         return await self._run(side_packets, inputs, timestamp, awaiting=True)
 
     async def _run(self, side_packets, inputs, timestamp, awaiting: bool) -> dict[str, Packet]:
-        values: dict[str, object] = dict(inputs)  # stream -> its packet's value at `timestamp`
-        if len(values) < len(inputs):
-            names = [stream for stream, _ in inputs]
-            twice = sorted({stream for stream in names if names.count(stream) > 1})
-            raise status_error(
-                StatusCode.MEDIAPIPE_GRAPH_ADD_PACKET_INPUT_STREAM,
-                f"two packets at timestamp {timestamp} on input stream {', '.join(twice)}",
-            )
+        values = _values(inputs, timestamp)
         first = {s: Packet(v, timestamp) for s, v in values.items() if s in self._observed}
         sides = dict(side_packets)
         opened: list[tuple[_Step, Calculator, dict, dict]] = []
@@ -132,7 +125,7 @@ class SinglePass:
                         raise _Failed(failure_of(step.label, failure, "process")) from None
                 else:
                     _call(step, calculator.process, context)
-                self._emit(step, context, values, first)
+                _emit(step, context.emitted, timestamp, values, first, self._observed)
         except _Failed as failed:
             error = failed.error
         for step, calculator, own_sides, state in opened:
@@ -146,24 +139,112 @@ class SinglePass:
             raise error
         return first
 
-    def _emit(self, step: _Step, context: CalculatorContext, values: dict, first: dict) -> None:
-        for tag_index, value, at in context.emitted:
-            stream = step.outputs.get(tag_index)
-            if stream is None:
-                message = f"the node has no output stream {tag_index}"
-                raise _Failed(calculator_failure(step.label, "INTERNAL", message, "process"))
-            if at != context.timestamp or stream in values:
-                message = (
-                    f"a second packet on stream {stream}"
-                    if at == context.timestamp
-                    else f"a packet at timestamp {at} on stream {stream}, not {context.timestamp}"
-                )
-                raise _Failed(
-                    calculator_failure(step.label, "INVALID_ARGUMENT", message, "process")
-                )
+
+class OneNodePass:
+    """A graph of one node offering ``call_once`` (see CalculatorNode), run for one timestamp:
+    the same outcome as SinglePass, without a Calculator, its contexts and its open/close.
+    Python nodes take this path, so a one-node Python graph costs little more than its
+    handler's call."""
+
+    def __init__(self, plan: GraphPlan) -> None:
+        (node,) = plan.nodes
+        self._step = _Step.of(node)
+        self._observed = frozenset(plan.output_streams)
+        # Graph inputs that are also graph outputs: their packets are answers as they are.
+        self._passed_through = bool(self._observed & set(plan.input_streams))
+
+    @staticmethod
+    def fits(plan: GraphPlan) -> bool:
+        return (
+            len(plan.nodes) == 1
+            and plan.nodes[0].calculator.call_once is not None
+            and SinglePass.fits(plan)
+        )
+
+    def run(
+        self,
+        side_packets: Mapping[str, object],
+        inputs: Sequence[tuple[str, object]],
+        timestamp: int,
+    ) -> dict[str, Packet]:
+        """The first packet of every graph output stream that got one."""
+        step, observed = self._step, self._observed
+        values = _values(inputs, timestamp)
+        first = {}
+        if self._passed_through:
+            first = {s: Packet(v, timestamp) for s, v in values.items() if s in observed}
+        if step.plan.side_inputs:
+            side_inputs(step.plan, side_packets)  # refuses a request missing a required one
+        present = {tag: values[s] for tag, s in step.inputs if s in values}
+        if not present:
+            return first  # nothing arrived at this timestamp: MediaPipe does not run it
+        node = step.node
+        call_once = node.call_once
+        assert call_once is not None  # fits() checked it
+        try:
+            timer = node.timer
+            emitted = call_once(present) if timer is None else timer.timed(call_once, present)
+        except Exception as failure:
+            raise failure_of(step.label, failure, "process") from None
+        outputs = step.outputs
+        for tag_index, value in emitted:
+            stream = outputs.get(tag_index)
+            if stream is None or stream in values:  # worded as a graph instance would
+                try:
+                    _emit(step, [(tag_index, value, timestamp)], timestamp, values, first, observed)
+                except _Failed as failed:
+                    raise failed.error from None
             values[stream] = value
-            if stream in self._observed:
-                first.setdefault(stream, Packet(value, at))
+            if stream in observed:
+                first.setdefault(stream, Packet(value, timestamp))
+        return first
+
+    async def run_async(
+        self,
+        side_packets: Mapping[str, object],
+        inputs: Sequence[tuple[str, object]],
+        timestamp: int,
+    ) -> dict[str, Packet]:
+        return self.run(side_packets, inputs, timestamp)
+
+
+def _values(inputs: Sequence[tuple[str, object]], timestamp: int) -> dict[str, object]:
+    """stream -> its packet's value at ``timestamp``; two packets on one stream refused."""
+    values = dict(inputs)
+    if len(values) < len(inputs):
+        names = [stream for stream, _ in inputs]
+        twice = sorted({stream for stream in names if names.count(stream) > 1})
+        raise status_error(
+            StatusCode.MEDIAPIPE_GRAPH_ADD_PACKET_INPUT_STREAM,
+            f"two packets at timestamp {timestamp} on input stream {', '.join(twice)}",
+        )
+    return values
+
+
+def _emit(
+    step: _Step,
+    emitted: Sequence[tuple[str, object, int]],
+    timestamp: int,
+    values: dict,
+    first: dict,
+    observed: frozenset[str],
+) -> None:
+    """Put a node's packets (tag_index, value, timestamp) on its output streams."""
+    for tag_index, value, at in emitted:
+        stream = step.outputs.get(tag_index)
+        if stream is None:
+            message = f"the node has no output stream {tag_index}"
+            raise _Failed(calculator_failure(step.label, "INTERNAL", message, "process"))
+        if at != timestamp or stream in values:
+            message = (
+                f"a second packet on stream {stream}"
+                if at == timestamp
+                else f"a packet at timestamp {at} on stream {stream}, not {timestamp}"
+            )
+            raise _Failed(calculator_failure(step.label, "INVALID_ARGUMENT", message, "process"))
+        values[stream] = value
+        if stream in observed:
+            first.setdefault(stream, Packet(value, at))
 
 
 def _call(step: _Step, method, context: CalculatorContext) -> None:

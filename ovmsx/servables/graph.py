@@ -69,6 +69,9 @@ class Graph:
     nodes: list[CalculatorNode] = field(default_factory=list)
     inputs: dict[str, StreamKind] = field(default_factory=dict)  # input name -> kind
     outputs: dict[str, StreamKind] = field(default_factory=dict)  # output name -> kind
+    tensor_inputs: bool = False
+    """Every input is an OVMS_PY_TENSOR stream: a request's raw inputs are its packets as they
+    are (``kserve_graph.raw_graph_inputs``)."""
     fingerprint: str = ""
     """What its files held when it was loaded (``graph_files.fingerprint``): a change reloads it."""
 
@@ -119,6 +122,7 @@ class Graph:
         self.inputs = {ref.name: stream_kind(ref) for ref in config.input_streams}
         self.outputs = {ref.name: stream_kind(ref) for ref in config.output_streams}
         _check_passthrough(config)
+        self.tensor_inputs = all(kind is StreamKind.PYTHON for kind in self.inputs.values())
         context = GraphLoad(self.config.base_dir, config, servables)
         nodes = [lookup(node.calculator)(node, context) for node in config.nodes]
         loaded: list[CalculatorNode] = []

@@ -22,7 +22,7 @@ from ovmsx.graph.graph_plan import GraphPlan
 from ovmsx.graph.graph_run import GraphRun, run_without_suspending
 from ovmsx.graph.graph_workers import RunningJob, SerialJobs, WorkerPool
 from ovmsx.graph.packet import Packet
-from ovmsx.graph.single_pass import SinglePass
+from ovmsx.graph.single_pass import OneNodePass, SinglePass
 from ovmsx.status import StatusCode, StatusError, status_error
 
 log = logging.getLogger("ovmsx.graph")
@@ -113,7 +113,11 @@ class UnaryRunner:
     def __init__(self, plan: GraphPlan, nodes: Sequence[CalculatorNode]) -> None:
         self._plan = plan
         self._nodes = tuple(nodes)
-        self._single_pass = SinglePass(plan) if SinglePass.fits(plan) else None
+        self._single_pass: SinglePass | OneNodePass | None = None
+        if OneNodePass.fits(plan):
+            self._single_pass = OneNodePass(plan)
+        elif SinglePass.fits(plan):
+            self._single_pass = SinglePass(plan)
 
     @property
     def on_loop(self) -> bool:

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import tritonclient.grpc as grpcclient
 from graph_streams import tensor_input
+from kserve_requests import rpc_error
 from serving_graphs import graph_text, python_node
 from serving_process import served
 
@@ -38,6 +39,33 @@ class OvmsPythonModel:
 """
 
 
+# The same answers, and a wrong one for some values: once quick, the node runs on the polling
+# thread from a request the C++ core read, and its failures must read as they did on a worker.
+STRICT_HANDLER = """
+import threading
+import numpy as np
+from pyovms import Tensor
+
+class OvmsPythonModel:
+    def execute(self, inputs):
+        value = int(np.array(inputs[0])[0])
+        name = Tensor("thread", np.frombuffer(threading.current_thread().name.encode(), np.uint8))
+        twice = Tensor("twice", np.array([2 * value], np.int32))
+        if value == 13:
+            raise ValueError("thirteen is refused")
+        if value == 14:
+            return [name, twice, twice]  # one output twice
+        if value == 15:
+            return [twice]  # an output missing
+        if value == 16:
+            return [name, "twice"]  # not a Tensor
+        if value == 17:
+            return [name, Tensor("thrice", np.array([3], np.int32))]  # not an output
+        return [name, twice]
+"""
+WRONG_VALUES = (13, 14, 15, 16, 17)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("placement")
@@ -58,8 +86,18 @@ def server(tmp_path_factory: pytest.TempPathFactory):
     (sleeper / "graph.pbtxt").write_text(
         (folder / "graph.pbtxt").read_text().replace('name: "where"', 'name: "sleeper"')
     )
+    strict = root / "strict"
+    strict.mkdir()
+    (strict / "strict.py").write_text(STRICT_HANDLER)
+    (strict / "graph.pbtxt").write_text(
+        graph_text(
+            ["OVMS_PY_TENSOR:value"],
+            ["OVMS_PY_TENSOR_A:thread", "OVMS_PY_TENSOR_B:twice"],
+            [python_node("strict", "strict.py", ["IN:value"], ["THREAD:thread", "TWICE:twice"])],
+        )
+    )
     config = root / "config.json"
-    graphs = [{"name": "where"}, {"name": "sleeper"}]
+    graphs = [{"name": "where"}, {"name": "sleeper"}, {"name": "strict"}]
     config.write_text(json.dumps({"model_config_list": [], "mediapipe_config_list": graphs}))
     with served(config, root) as server:
         yield server
@@ -102,3 +140,44 @@ def test_a_node_that_blocks_from_its_first_call_never_runs_on_the_polling_thread
     assert [twice for _, twice in seen] == [-4] * (3 * WARM_UP_CALLS)
     assert all(thread.startswith("ovmsx-graph") for thread, _ in seen)
     assert "node sleeper runs inline" not in server.log()
+
+
+def _failure(client: grpcclient.InferenceServerClient, value: int) -> tuple:
+    return rpc_error(client.infer, "strict", [tensor_input("value", np.array([value], np.int32))])
+
+
+def test_on_the_polling_thread_answers_and_failures_are_those_of_the_workers(server) -> None:
+    with grpcclient.InferenceServerClient(server.url) as client:
+        # Each wrong answer, first from a worker (every call of the warm-up runs there).
+        on_workers = {value: _failure(client, value) for value in WRONG_VALUES}
+        seen = []
+        while len(seen) < 50 * WARM_UP_CALLS and (not seen or seen[-1][0] != POLLING_THREAD):
+            seen.append(_call(client, len(seen), "strict"))
+        assert seen[-1] == (POLLING_THREAD, 2 * (len(seen) - 1))
+        # Plain requests (raw inputs, no parameters) now take the core's reading; the same
+        # request with a parameter takes the general decoding. Both answer alike.
+        given = np.array([21], np.int32)
+        plain = client.infer("strict", [tensor_input("value", given)], request_id="plain")
+        stamped = client.infer(
+            "strict", [tensor_input("value", given)], request_id="stamped",
+            parameters={"OVMS_MP_TIMESTAMP": 1234},
+        )  # fmt: skip
+        for result in (plain, stamped):
+            assert result.as_numpy("thread").tobytes().decode() == POLLING_THREAD
+            assert result.as_numpy("twice").tolist() == [42]
+        first, second = plain.get_response(), stamped.get_response()
+        assert (first.model_name, first.model_version, first.id) == ("strict", "1", "plain")
+        assert [(o.name, o.datatype, list(o.shape)) for o in first.outputs] == [
+            (o.name, o.datatype, list(o.shape)) for o in second.outputs
+        ]
+        assert second.parameters["OVMS_MP_TIMESTAMP"].int64_param == 1234
+        assert first.parameters["OVMS_MP_TIMESTAMP"].int64_param > 1234
+        # Each wrong answer again, now on the polling thread: the same status and words.
+        inline = {value: _failure(client, value) for value in WRONG_VALUES}
+        assert _call(client, 1, "strict") == (POLLING_THREAD, 2)  # still there
+    assert inline == on_workers
+    assert "thirteen is refused" in on_workers[13][1]
+    assert "a second packet on stream twice" in on_workers[14][1]
+    assert "no packet on output stream thread" in on_workers[15][1]
+    assert "Expected: Tensor. Received: str" in on_workers[16][1]
+    assert "Tensor name: thrice is not a valid node output" in on_workers[17][1]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 from ovmsx import _core
 from ovmsx.graph.calculator import (
@@ -104,6 +105,66 @@ class PythonExecutorNode(UserCodeNode, CalculatorNode):
     def create(self) -> Calculator:
         return PythonExecutor(self)
 
+    def call_once(self, present: dict[str, object]) -> list[tuple[str, object]]:
+        """One unary call outside a graph instance (single_pass.OneNodePass): the handler's
+        outputs as (tag_index, Tensor), or NodeFailure as ``process`` would raise it. Only for
+        nodes without LOOPBACK (``single_timestamp``): a list is the only valid answer."""
+        inputs = self.inputs_of(present)
+        check_tensors(inputs)
+        result = self.execute(inputs, {})
+        if not isinstance(result, list):
+            self.refuse_answer(result)
+        # The common case in one loop; anything wrong is worded by outputs_of.
+        by_name, tensor_type = self.output_tags, _core.Tensor
+        emitted = []
+        for tensor in result:
+            tag = by_name.get(tensor.name) if type(tensor) is tensor_type else None
+            if tag is None:
+                return list(self.outputs_of(result))
+            emitted.append((tag, tensor))
+        return emitted
+
+    def inputs_of(self, present: dict[str, object]) -> list:
+        """The present inputs in tag order, as the handler gets them (LOOPBACK left out)."""
+        return [present[tag] for _, tag in self.input_tags if present.get(tag) is not None]
+
+    def execute(self, inputs: list, graph_state: dict) -> object:
+        """The handler's ``execute``; its exception as the node's failure."""
+        model = self.model
+        try:
+            if self.pass_state:
+                return model.execute(inputs, graph_state)
+            return model.execute(inputs)
+        except Exception as error:
+            log.error("node %s: execute raised", self.node.name, exc_info=error)
+            raise NodeFailure(f"{EXECUTION_ERROR} ({_type_name(error)}: {error})") from error
+
+    def refuse_answer(self, result: object) -> NoReturn:
+        """The failure for what ``execute`` returned when it is not a list."""
+        if isinstance(result, Iterator) and self.loopback is None:
+            raise NodeFailure(
+                "Bad python node configuration. Execute yielded, but LOOPBACK is not "
+                "defined in the node"
+            )
+        raise NodeFailure(
+            "Unexpected Python object type. Expected: list or generator. "
+            f"Received: {_type_name(result)}"
+        )
+
+    def outputs_of(self, outputs: list) -> Iterator[tuple[str, object]]:
+        """(tag_index, Tensor) for each Tensor of a list the handler returned, in order (each
+        goes to the output stream of its name); NodeFailure at the first that is wrong."""
+        by_name = self.output_tags
+        for tensor in outputs:
+            check_tensors((tensor,))
+            tag = by_name.get(tensor.name)
+            if tag is None:
+                raise NodeFailure(
+                    f"Unexpected Tensor found in the outputs. Tensor name: {tensor.name} is not "
+                    "a valid node output"
+                )
+            yield tag, tensor
+
     def retire(self) -> None:
         finalize = getattr(self.model, "finalize", None)
         self.model = None
@@ -113,6 +174,14 @@ class PythonExecutorNode(UserCodeNode, CalculatorNode):
 
 def _type_name(value: object) -> str:
     return type(value).__name__
+
+
+def check_tensors(values) -> None:
+    for value in values:
+        if not isinstance(value, _core.Tensor):
+            raise NodeFailure(
+                f"Unexpected Python object type. Expected: Tensor. Received: {_type_name(value)}"
+            )
 
 
 class PythonExecutor(Calculator):
@@ -127,50 +196,26 @@ class PythonExecutor(Calculator):
 
     def process(self, context: CalculatorContext) -> None:
         node = self._node
-        present = context.inputs
-        inputs = [present[tag] for _, tag in node.input_tags if present.get(tag) is not None]
+        inputs = node.inputs_of(context.inputs)
         if inputs:
             if self._generator is not None:
                 raise NodeFailure(
                     "Node is already processing data. Create new stream for another request.",
                     "RESOURCE_EXHAUSTED",
                 )
-            for tensor in inputs:
-                if not isinstance(tensor, _core.Tensor):
-                    raise NodeFailure(
-                        "Unexpected Python object type. Expected: Tensor. "
-                        f"Received: {_type_name(tensor)}"
-                    )
+            check_tensors(inputs)
             self._timestamp = context.timestamp
-            result = self._execute(inputs, context)
+            result = node.execute(inputs, context.graph_state)
             if isinstance(result, list):
                 self._emit(result, context)
-            elif isinstance(result, Iterator):
-                if node.loopback is None:
-                    raise NodeFailure(
-                        "Bad python node configuration. Execute yielded, but LOOPBACK is not "
-                        "defined in the node"
-                    )
+            elif isinstance(result, Iterator) and node.loopback is not None:
                 self._generator = result
                 self._generate(context)
             else:
-                raise NodeFailure(
-                    "Unexpected Python object type. Expected: list or generator. "
-                    f"Received: {_type_name(result)}"
-                )
+                node.refuse_answer(result)
         elif self._generator is not None:  # the LOOPBACK packet: produce the next item
             self._timestamp = context.timestamp
             self._generate(context)
-
-    def _execute(self, inputs: list, context: CalculatorContext) -> object:
-        model = self._node.model
-        try:
-            if self._node.pass_state:
-                return model.execute(inputs, context.graph_state)
-            return model.execute(inputs)
-        except Exception as error:
-            log.error("node %s: execute raised", self._node.node.name, exc_info=error)
-            raise NodeFailure(f"{EXECUTION_ERROR} ({_type_name(error)}: {error})") from error
 
     def _generate(self, context: CalculatorContext) -> None:
         try:
@@ -191,19 +236,7 @@ class PythonExecutor(Calculator):
         context.emit(self._node.loopback, True, self._timestamp + 1)
 
     def _emit(self, outputs: list, context: CalculatorContext) -> None:
-        by_name = self._node.output_tags
-        for tensor in outputs:
-            if not isinstance(tensor, _core.Tensor):
-                raise NodeFailure(
-                    "Unexpected Python object type. Expected: Tensor. "
-                    f"Received: {_type_name(tensor)}"
-                )
-            tag = by_name.get(tensor.name)
-            if tag is None:
-                raise NodeFailure(
-                    f"Unexpected Tensor found in the outputs. Tensor name: {tensor.name} is not "
-                    "a valid node output"
-                )
+        for tag, tensor in self._node.outputs_of(outputs):
             context.emit(tag, tensor, self._timestamp)
 
     def close(self, context: CalculatorContext) -> None:
