@@ -100,8 +100,9 @@ def _response(graph: Graph, request_id: str, packets: list[tuple[str, Packet]]) 
     if graph.passthrough:
         (stream, packet), *_ = packets
         return _whole_response(graph.name, request_id, stream, packet)
-    outputs = [response_tensor(graph.outputs[name], name, p.value) for name, p in packets]
-    stamp = max(packet.timestamp for _, packet in packets)
+    kinds = graph.outputs
+    outputs = [response_tensor(kinds[name], name, packet.value) for name, packet in packets]
+    stamp = max([packet.timestamp for _, packet in packets])
     return encode_graph_response(graph.name, request_id, stamp, outputs)
 
 

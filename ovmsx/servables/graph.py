@@ -69,6 +69,8 @@ class Graph:
     nodes: list[CalculatorNode] = field(default_factory=list)
     inputs: dict[str, StreamKind] = field(default_factory=dict)  # input name -> kind
     outputs: dict[str, StreamKind] = field(default_factory=dict)  # output name -> kind
+    passthrough: bool = False
+    """Takes the whole KServe request and answers with a whole response."""
     tensor_inputs: bool = False
     """Every input is an OVMS_PY_TENSOR stream: a request's raw inputs are its packets as they
     are (``kserve_graph.raw_graph_inputs``)."""
@@ -85,10 +87,6 @@ class Graph:
         """OVMS reports a graph that failed validation as FAILED_PRECONDITION."""
         return FAILED_PRECONDITION if self.error is not None else OK
 
-    @property
-    def passthrough(self) -> bool:
-        """Takes the whole KServe request and answers with a whole response."""
-        return StreamKind.REQUEST in self.inputs.values()
 
     def check_version(self, version: str) -> None:
         """Graphs answer to version "" / "0" (default) and "1"."""
@@ -122,6 +120,7 @@ class Graph:
         self.inputs = {ref.name: stream_kind(ref) for ref in config.input_streams}
         self.outputs = {ref.name: stream_kind(ref) for ref in config.output_streams}
         _check_passthrough(config)
+        self.passthrough = StreamKind.REQUEST in self.inputs.values()
         self.tensor_inputs = all(kind is StreamKind.PYTHON for kind in self.inputs.values())
         context = GraphLoad(self.config.base_dir, config, servables)
         nodes = [lookup(node.calculator)(node, context) for node in config.nodes]

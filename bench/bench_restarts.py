@@ -1,0 +1,96 @@
+"""ovmsx's figures over separate starts of the server: a fresh server must give the same
+throughput every time, whatever its first calls met (where a Python node runs is decided
+from what its calls cost, bench_peers.py's models and graph, perf_analyzer at one concurrency).
+
+    python bench/bench_restarts.py --perf-analyzer PATH --starts 3 [--write]
+
+Each start serves ``add_one`` and ``py_add_one`` as bench_peers.py's ovmsx does, checks both
+answers, measures them alternately (``--rounds`` each, median) and stops. The section gives
+every start's figures, their spread ((highest - lowest) / lowest) and the placement changes
+each start logged. Not part of CI, and imported by no test.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import perf_bench
+import perf_doc
+from bench_peers import Expectations, build_models, check_answer, placement_changes, start_server
+from peers.contenders import row_contenders
+from perf_analyzer_runner import run_perf_analyzer
+
+SECTION = "bench_restarts"
+ROWS = ("add_one", "py_add_one")
+
+
+def _options(parser) -> None:
+    parser.add_argument("--starts", type=int, default=3)
+    parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "ovmsx-bench")
+    parser.set_defaults(rounds=3)
+
+
+def measure_start(args, bench, root: Path, expect: Expectations) -> tuple[dict, list[str]]:
+    """One start: {row: median infer/s} and the placement changes it logged."""
+    contenders = [row_contenders(row, [], bench)[0] for row in ROWS]
+    rates: dict[str, list[float]] = {row: [] for row in ROWS}
+    with start_server(args, "ovmsx", bench, root, graph=True) as server:
+        for contender in contenders:
+            check_answer(server, contender, *expect(contender))
+        for round_ in range(args.rounds):
+            order = list(zip(ROWS, contenders, strict=True))
+            for row, contender in order if round_ % 2 == 0 else order[::-1]:
+                (result,) = run_perf_analyzer(
+                    args.perf_analyzer, server.url, contender.model, [contender.input],
+                    [args.concurrency[0]], args.measurement_ms,
+                    stability_percent=args.stability,
+                )  # fmt: skip
+                rates[row].append(result.throughput_infer_per_s)
+                print(f"  {row}: {result.throughput_infer_per_s:,.0f}", file=sys.stderr)
+        moves = placement_changes(server.log)
+    return {row: statistics.median(values) for row, values in rates.items()}, moves
+
+
+def section(args, starts: list[tuple[dict, list[str]]]) -> str:
+    c = args.concurrency[0]
+    lines = perf_bench.header(
+        "## One server, started again and again (`bench/bench_restarts.py`)", args
+    )
+    lines += [
+        f"Each start: `add_one` and `py_add_one` as `bench/bench_peers.py` serves them, "
+        f"concurrency {c}, the median of {args.rounds} alternating runs, infer/s.",
+        "",
+        "| start | `add_one` | `py_add_one` | placement changes logged |",
+        "|---:|---:|---:|---|",
+    ]
+    for number, (rates, moves) in enumerate(starts, 1):
+        logged = "; ".join(f"`{move}`" for move in moves) or "none"
+        lines.append(
+            f"| {number} | {rates['add_one']:,.0f} | {rates['py_add_one']:,.0f} | {logged} |"
+        )
+    spread = []
+    for row in ROWS:
+        values = [rates[row] for rates, _ in starts]
+        spread.append(f"`{row}` {100 * (max(values) - min(values)) / min(values):.1f} %")
+    lines += ["", f"Spread over the starts ((highest - lowest) / lowest): {', '.join(spread)}."]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    args = perf_bench.parse_arguments(__doc__, concurrency=[1], extra=_options)
+    with tempfile.TemporaryDirectory(prefix="bench_restarts-") as tmp:
+        root = Path(tmp)
+        bench = build_models(list(ROWS), root / "models", args.cache_dir)
+        expect = Expectations(bench)
+        starts = []
+        for number in range(args.starts):
+            print(f"start {number + 1}", file=sys.stderr)
+            starts.append(measure_start(args, bench, root / f"start{number}", expect))
+    perf_doc.publish(section(args, starts), SECTION, args)
+
+
+if __name__ == "__main__":
+    main()
