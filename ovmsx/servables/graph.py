@@ -87,7 +87,6 @@ class Graph:
         """OVMS reports a graph that failed validation as FAILED_PRECONDITION."""
         return FAILED_PRECONDITION if self.error is not None else OK
 
-
     def check_version(self, version: str) -> None:
         """Graphs answer to version "" / "0" (default) and "1"."""
         if parse_version(version) not in (0, GRAPH_VERSION):
