@@ -75,7 +75,7 @@ py::object answer(const DirectInfer& direct, const py::bytes& message) {
     direct.run_into(*plan, cursor);
     return std::move(out);
   }
-  std::optional<DirectAnswer> result;
+  std::optional<TensorResponse> result;
   {
     py::gil_scoped_release release;
     result = direct.run(*plan);

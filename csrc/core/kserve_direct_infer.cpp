@@ -49,15 +49,6 @@ std::optional<std::size_t> fixed_itemsize(const std::string& datatype) {
 
 }  // namespace
 
-void DirectAnswer::write(std::uint8_t* out) const {
-  std::memcpy(out, head_.data(), head_.size());
-  out += head_.size();
-  for (const auto& output : outputs_) {
-    out = write_length_delimited(out, response_field::kRawOutputContents, output->data(),
-                                 output->size());
-  }
-}
-
 DirectInfer::DirectInfer(std::shared_ptr<InferencePool> pool, std::vector<PortInfo> inputs,
                          std::vector<PortInfo> outputs, std::string version)
     : pool_(std::move(pool)), version_(std::move(version)) {
@@ -208,19 +199,13 @@ void DirectInfer::submit_into(const DirectPlan& plan, std::uint8_t* out,
   pool_->submit(InferJob{token, plan.inputs, lay_out(plan, out)});
 }
 
-DirectAnswer DirectInfer::run(const DirectPlan& plan) const {
+TensorResponse DirectInfer::run(const DirectPlan& plan) const {
   std::vector<std::shared_ptr<Tensor>> outputs = pool_->infer(plan.inputs);
-  DirectAnswer answer;
-  answer.head_ = head(plan, [&](std::size_t index) {
-    return std::make_pair(std::string_view(outputs[index]->datatype()), &outputs[index]->shape());
-  });
-  answer.size_ = answer.head_.size();
+  std::vector<std::pair<std::string_view, std::shared_ptr<Tensor>>> named;
   for (const std::size_t index : plan.order) {
-    answer.size_ +=
-        length_delimited_size(response_field::kRawOutputContents, outputs[index]->size());
-    answer.outputs_.push_back(outputs[index]);
+    named.emplace_back(outputs_[index].name, outputs[index]);
   }
-  return answer;
+  return TensorResponse(plan.model_name, version_, plan.id, std::nullopt, std::move(named));
 }
 
 }  // namespace ovmsx

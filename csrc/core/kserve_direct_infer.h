@@ -24,6 +24,7 @@
 
 #include "core/inference_pool.h"
 #include "core/kserve_request_reader.h"
+#include "core/kserve_response_writer.h"
 #include "core/model_source.h"
 #include "core/tensor.h"
 
@@ -35,20 +36,6 @@ struct DirectPlan {
   std::string_view id;
   std::vector<std::shared_ptr<Tensor>> inputs;  // views of the message, in model input order
   std::vector<std::size_t> order;               // model output indices, in response order
-};
-
-// A finished inference and the response header to send with its outputs.
-class DirectAnswer {
- public:
-  std::size_t size() const noexcept { return size_; }
-  // Writes the whole serialized ModelInferResponse (size() bytes) at `out`.
-  void write(std::uint8_t* out) const;
-
- private:
-  friend class DirectInfer;
-  std::string head_;                              // fields 1-5 of ModelInferResponse
-  std::vector<std::shared_ptr<Tensor>> outputs_;  // raw_output_contents, in response order
-  std::size_t size_ = 0;
 };
 
 class DirectInfer {
@@ -68,7 +55,7 @@ class DirectInfer {
   // place. Both run the inference, blocking this thread; a failure throws StatusError, as
   // InferencePool::infer does.
   void run_into(const DirectPlan& plan, std::uint8_t* out) const;
-  DirectAnswer run(const DirectPlan& plan) const;
+  TensorResponse run(const DirectPlan& plan) const;
   // Like run_into, but submitted: OpenVINO fills `out` on its own thread, and the completion
   // arrives through the pool's CompletionQueue under `token`. The message and `out` must stay
   // alive until then.
