@@ -34,7 +34,7 @@ def _options(parser) -> None:
 
 
 def measure_start(args, bench, root: Path, expect: Expectations) -> tuple[dict, list[str]]:
-    """One start: {row: median infer/s} and the placement changes it logged."""
+    """One start: {row: its runs' infer/s} and the placement changes it logged."""
     contenders = [row_contenders(row, [], bench)[0] for row in ROWS]
     rates: dict[str, list[float]] = {row: [] for row in ROWS}
     with start_server(args, "ovmsx", bench, root, graph=True) as server:
@@ -51,7 +51,7 @@ def measure_start(args, bench, root: Path, expect: Expectations) -> tuple[dict, 
                 rates[row].append(result.throughput_infer_per_s)
                 print(f"  {row}: {result.throughput_infer_per_s:,.0f}", file=sys.stderr)
         moves = placement_changes(server.log)
-    return {row: statistics.median(values) for row, values in rates.items()}, moves
+    return rates, moves
 
 
 def section(args, starts: list[tuple[dict, list[str]]]) -> str:
@@ -61,22 +61,35 @@ def section(args, starts: list[tuple[dict, list[str]]]) -> str:
     )
     lines += [
         f"Each start: `add_one` and `py_add_one` as `bench/bench_peers.py` serves them, "
-        f"concurrency {c}, the median of {args.rounds} alternating runs, infer/s.",
+        f"concurrency {c}, the median of {args.rounds} alternating runs (in parentheses their "
+        "lowest and highest), infer/s.",
         "",
         "| start | `add_one` | `py_add_one` | placement changes logged |",
         "|---:|---:|---:|---|",
     ]
     for number, (rates, moves) in enumerate(starts, 1):
         logged = "; ".join(f"`{move}`" for move in moves) or "none"
-        lines.append(
-            f"| {number} | {rates['add_one']:,.0f} | {rates['py_add_one']:,.0f} | {logged} |"
-        )
-    spread = []
+        cells = " | ".join(_cell(rates[row]) for row in ROWS)
+        lines.append(f"| {number} | {cells} | {logged} |")
+    between, within = [], []
     for row in ROWS:
-        values = [rates[row] for rates, _ in starts]
-        spread.append(f"`{row}` {100 * (max(values) - min(values)) / min(values):.1f} %")
-    lines += ["", f"Spread over the starts ((highest - lowest) / lowest): {', '.join(spread)}."]
+        medians = [statistics.median(rates[row]) for rates, _ in starts]
+        between.append(f"`{row}` {_spread(medians):.1f} %")
+        within.append(f"`{row}` {max(_spread(rates[row]) for rates, _ in starts):.1f} %")
+    lines += [
+        "",
+        "Spread ((highest - lowest) / lowest) of the starts' medians: "
+        f"{', '.join(between)}; of one start's runs, at most: {', '.join(within)}.",
+    ]
     return "\n".join(lines)
+
+
+def _cell(values: list[float]) -> str:
+    return f"{statistics.median(values):,.0f} ({min(values):,.0f}-{max(values):,.0f})"
+
+
+def _spread(values: list[float]) -> float:
+    return 100 * (max(values) - min(values)) / min(values)
 
 
 def main() -> None:
