@@ -86,7 +86,7 @@ class CallTimer:
 
     def timed(self, call: Callable[..., _Result], *args) -> _Result:
         """``call(*args)``, measured (failures count too)."""
-        if self.quick and not getattr(_worker, "flag", False):
+        if self.quick and not on_worker_thread():
             # Inline and quick, only the wall time decides: reading this thread's CPU clock
             # costs a system call (2-3 µs), as much as some callees.
             start = perf_counter()
@@ -115,8 +115,9 @@ class CallTimer:
                 else:
                     self._cpu += _WEIGHT * (cpu - self._cpu)
             if not (inline and self.quick):
-                # Timed off the workers while not quick (a caller that runs everything on its
-                # own thread): the serving thread waited for it, so it counts as a worker call.
+                # A worker call, or a call off the workers while not quick (a caller that runs
+                # everything on its own thread), which the serving thread waited for as it
+                # would for a worker: both count as worker calls.
                 self._worker_call(wall)
                 return
         self._inline_quick_call(wall)

@@ -68,11 +68,11 @@ py::object answer(const DirectInfer& direct, const py::bytes& message) {
   if (!plan) {
     return py::none();
   }
-  if (const auto total = direct.static_size(*plan)) {
+  if (const auto head = direct.static_head(*plan)) {
     // Outputs of a known size: OpenVINO writes them straight into the response.
-    auto [out, cursor] = new_bytes(*total);
+    auto [out, cursor] = new_bytes(head->size);
     py::gil_scoped_release release;
-    direct.run_into(*plan, cursor);
+    direct.run_into(*plan, *head, cursor);
     return std::move(out);
   }
   std::optional<TensorResponse> result;
@@ -96,12 +96,12 @@ py::object submit(const DirectInfer& direct, const py::bytes& message, std::uint
   if (!plan) {
     return py::none();
   }
-  const auto total = direct.static_size(*plan);
-  if (!total) {
+  const auto head = direct.static_head(*plan);
+  if (!head) {
     return py::none();
   }
-  auto [out, cursor] = new_bytes(*total);
-  direct.submit_into(*plan, cursor, token);
+  auto [out, cursor] = new_bytes(head->size);
+  direct.submit_into(*plan, *head, cursor, token);
   return std::move(out);
 }
 

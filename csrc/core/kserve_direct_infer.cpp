@@ -141,44 +141,36 @@ std::optional<DirectPlan> DirectInfer::plan(const std::uint8_t* data, std::size_
   return plan;
 }
 
-template <typename Describe>
-std::string DirectInfer::head(const DirectPlan& plan, Describe describe) const {
-  std::string fields;
-  append_length_delimited(fields, response_field::kModelName, plan.model_name);
-  append_length_delimited(fields, response_field::kModelVersion, version_);
-  if (!plan.id.empty()) {
-    append_length_delimited(fields, response_field::kId, plan.id);
-  }
-  for (const std::size_t index : plan.order) {
-    const auto [datatype, shape] = describe(index);
-    append_length_delimited(fields, response_field::kOutputs,
-                            output_tensor_message(outputs_[index].name, datatype, *shape));
-  }
-  return fields;
-}
-
-std::pair<std::string_view, const Shape*> DirectInfer::static_fields(std::size_t index) const {
-  return {outputs_[index].datatype, &*outputs_[index].shape};
-}
-
-std::optional<std::size_t> DirectInfer::static_size(const DirectPlan& plan) const {
+std::optional<DirectInfer::StaticHead> DirectInfer::static_head(const DirectPlan& plan) const {
   std::vector<bool> seen(outputs_.size());
-  std::size_t total = 0;
+  std::size_t data = 0;
   for (const std::size_t index : plan.order) {
     const Output& output = outputs_[index];
     if (!output.shape || seen[index]) {
       return std::nullopt;
     }
     seen[index] = true;
-    total += length_delimited_size(response_field::kRawOutputContents, output.nbytes);
+    data += length_delimited_size(response_field::kRawOutputContents, output.nbytes);
   }
-  return total + head(plan, [&](std::size_t index) { return static_fields(index); }).size();
+  StaticHead head{{}, 0};
+  append_length_delimited(head.fields, response_field::kModelName, plan.model_name);
+  append_length_delimited(head.fields, response_field::kModelVersion, version_);
+  if (!plan.id.empty()) {
+    append_length_delimited(head.fields, response_field::kId, plan.id);
+  }
+  for (const std::size_t index : plan.order) {
+    const Output& output = outputs_[index];
+    append_length_delimited(head.fields, response_field::kOutputs,
+                            output_tensor_message(output.name, output.datatype, *output.shape));
+  }
+  head.size = head.fields.size() + data;
+  return head;
 }
 
-std::vector<std::uint8_t*> DirectInfer::lay_out(const DirectPlan& plan, std::uint8_t* out) const {
-  const std::string fields = head(plan, [&](std::size_t index) { return static_fields(index); });
-  std::memcpy(out, fields.data(), fields.size());
-  out += fields.size();
+std::vector<std::uint8_t*> DirectInfer::lay_out(const DirectPlan& plan, const StaticHead& head,
+                                                std::uint8_t* out) const {
+  std::memcpy(out, head.fields.data(), head.fields.size());
+  out += head.fields.size();
   // Each output's payload goes right after its tag and length, where OpenVINO writes it.
   std::vector<std::uint8_t*> memory(outputs_.size(), nullptr);
   for (const std::size_t index : plan.order) {
@@ -190,13 +182,14 @@ std::vector<std::uint8_t*> DirectInfer::lay_out(const DirectPlan& plan, std::uin
   return memory;
 }
 
-void DirectInfer::run_into(const DirectPlan& plan, std::uint8_t* out) const {
-  pool_->infer(plan.inputs, lay_out(plan, out));
+void DirectInfer::run_into(const DirectPlan& plan, const StaticHead& head,
+                           std::uint8_t* out) const {
+  pool_->infer(plan.inputs, lay_out(plan, head, out));
 }
 
-void DirectInfer::submit_into(const DirectPlan& plan, std::uint8_t* out,
+void DirectInfer::submit_into(const DirectPlan& plan, const StaticHead& head, std::uint8_t* out,
                               std::uint64_t token) const {
-  pool_->submit(InferJob{token, plan.inputs, lay_out(plan, out)});
+  pool_->submit(InferJob{token, plan.inputs, lay_out(plan, head, out)});
 }
 
 TensorResponse DirectInfer::run(const DirectPlan& plan) const {

@@ -48,18 +48,24 @@ class DirectInfer {
   // message, which must stay alive and unchanged until the plan has run.
   std::optional<DirectPlan> plan(const std::uint8_t* data, std::size_t size) const;
 
-  // The response's size when it is known before inference (every output it holds has a
-  // static shape, none twice); nullopt otherwise.
-  std::optional<std::size_t> static_size(const DirectPlan& plan) const;
-  // Writes the whole response (static_size bytes) at `out`, OpenVINO writing the outputs in
+  // The response's fields before its outputs' data, and its whole size, when both are known
+  // before inference (every output it holds has a static shape, none twice); nullopt
+  // otherwise.
+  struct StaticHead {
+    std::string fields;  // fields 1-5
+    std::size_t size;    // of the whole response
+  };
+  std::optional<StaticHead> static_head(const DirectPlan& plan) const;
+  // Writes the whole response (head.size bytes) at `out`, OpenVINO writing the outputs in
   // place. Both run the inference, blocking this thread; a failure throws StatusError, as
   // InferencePool::infer does.
-  void run_into(const DirectPlan& plan, std::uint8_t* out) const;
+  void run_into(const DirectPlan& plan, const StaticHead& head, std::uint8_t* out) const;
   TensorResponse run(const DirectPlan& plan) const;
   // Like run_into, but submitted: OpenVINO fills `out` on its own thread, and the completion
   // arrives through the pool's CompletionQueue under `token`. The message and `out` must stay
   // alive until then.
-  void submit_into(const DirectPlan& plan, std::uint8_t* out, std::uint64_t token) const;
+  void submit_into(const DirectPlan& plan, const StaticHead& head, std::uint8_t* out,
+                   std::uint64_t token) const;
 
  private:
   struct Input {
@@ -75,14 +81,9 @@ class DirectInfer {
     std::optional<Shape> shape;  // when static
     std::size_t nbytes = 0;      // when static
   };
-  // Fields 1-5 of the response, each output described by `describe(model output index)`,
-  // which returns its (datatype, shape).
-  template <typename Describe>
-  std::string head(const DirectPlan& plan, Describe describe) const;
   // Writes the header and each output's tag and length; returns where each output goes.
-  std::vector<std::uint8_t*> lay_out(const DirectPlan& plan, std::uint8_t* out) const;
-  // (datatype, shape) of a static output.
-  std::pair<std::string_view, const Shape*> static_fields(std::size_t index) const;
+  std::vector<std::uint8_t*> lay_out(const DirectPlan& plan, const StaticHead& head,
+                                     std::uint8_t* out) const;
 
   std::shared_ptr<InferencePool> pool_;
   std::vector<Input> inputs_;         // the model's input order

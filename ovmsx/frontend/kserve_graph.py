@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -158,13 +159,7 @@ def infer_graph_now(
         if call is not None:
             call.end(False)
         return None
-    try:
-        plan, sides, inputs, timestamp = _unary_run(graph, request, call)
-    except BaseException:
-        if call is not None:
-            call.end(False)
-        raise
-    return _run_now(graph, runner, plan, (sides, inputs, timestamp), request.id, call)
+    return _run_now(graph, runner, partial(_unary_run, graph, request, call), request.id, call)
 
 
 def raw_graph_inputs(graph: Graph, tensors: list[_core.Tensor]) -> list[tuple[str, object]] | None:
@@ -189,28 +184,29 @@ def infer_raw_graph_now(
     inputs: list[tuple[str, object]],
     call: GraphCall | None = None,
 ) -> bytes:
-    """``infer_graph_now`` for a request read by the core, its inputs from ``raw_graph_inputs``
-    (a plain request: no parameters, so no side packets and the clock's timestamp)."""
+    """``infer_graph_now`` for a request read by the core, its inputs from ``raw_graph_inputs``."""
     runner = graph.runner
     assert runner is not None  # raw_graph_inputs checked it
-    try:
-        graph.check_version(version)
-        plan = graph.serving_plan()
-    except BaseException:
-        if call is not None:
-            call.end(False)
-        raise
+    prepare = partial(_raw_run, graph, version, inputs, call)
+    return _run_now(graph, runner, prepare, request_id, call)
+
+
+def _raw_run(graph: Graph, version: str, inputs: list[tuple[str, object]], call):
+    """``_unary_run`` for a plain request: no parameters, so no side packets and the clock's
+    timestamp; its inputs were checked by ``raw_graph_inputs``."""
+    graph.check_version(version)
+    plan = graph.serving_plan()
     if call is not None:
         call.accepted()
-    run = (_PLAIN_SIDE_PACKETS, inputs, clock_timestamp())
-    return _run_now(graph, runner, plan, run, request_id, call)
+    return plan, _PLAIN_SIDE_PACKETS, inputs, clock_timestamp()
 
 
-def _run_now(graph: Graph, runner, plan, run: tuple, request_id: str, call) -> bytes:
-    """One pass of a ``runs_now`` graph on this thread, ``run`` its (side packets, inputs,
-    timestamp); the answer, counted on ``call``."""
+def _run_now(graph: Graph, runner, prepare: Callable[[], tuple], request_id: str, call) -> bytes:
+    """One pass on this thread of the run ``prepare()`` gives (plan, side packets, inputs,
+    timestamp); the answer, counted on ``call``, which ends exactly once."""
     try:
-        first = runner.run_now(*run)
+        plan, sides, inputs, timestamp = prepare()
+        first = runner.run_now(sides, inputs, timestamp)
         answer = _response(graph, request_id, [(name, first[name]) for name in plan.output_streams])
     except BaseException:
         if call is not None:

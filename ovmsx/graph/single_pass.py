@@ -150,8 +150,6 @@ class OneNodePass:
         (node,) = plan.nodes
         self._step = _Step.of(node)
         self._observed = frozenset(plan.output_streams)
-        # Graph inputs that are also graph outputs: their packets are answers as they are.
-        self._passed_through = bool(self._observed & set(plan.input_streams))
 
     @staticmethod
     def fits(plan: GraphPlan) -> bool:
@@ -170,11 +168,8 @@ class OneNodePass:
         """The first packet of every graph output stream that got one."""
         step, observed = self._step, self._observed
         values = _values(inputs, timestamp)
-        first = {}
-        if self._passed_through:
-            first = {s: Packet(v, timestamp) for s, v in values.items() if s in observed}
-        if step.plan.side_inputs:
-            side_inputs(step.plan, side_packets)  # refuses a request missing a required one
+        first = {s: Packet(v, timestamp) for s, v in values.items() if s in observed}
+        side_inputs(step.plan, side_packets)  # refuses a request missing a required one
         present = {tag: values[s] for tag, s in step.inputs if s in values}
         if not present:
             return first  # nothing arrived at this timestamp: MediaPipe does not run it
@@ -186,17 +181,11 @@ class OneNodePass:
             emitted = call_once(present) if timer is None else timer.timed(call_once, present)
         except Exception as failure:
             raise failure_of(step.label, failure, "process") from None
-        outputs = step.outputs
-        for tag_index, value in emitted:
-            stream = outputs.get(tag_index)
-            if stream is None or stream in values:  # worded as a graph instance would
-                try:
-                    _emit(step, [(tag_index, value, timestamp)], timestamp, values, first, observed)
-                except _Failed as failed:
-                    raise failed.error from None
-            values[stream] = value
-            if stream in observed:
-                first.setdefault(stream, Packet(value, timestamp))
+        packets = [(tag_index, value, timestamp) for tag_index, value in emitted]
+        try:
+            _emit(step, packets, timestamp, values, first, observed)
+        except _Failed as failed:
+            raise failed.error from None
         return first
 
     async def run_async(

@@ -9,6 +9,7 @@ graph workers are ``ovmsx-graph-*``. Whatever the placement, the answers are the
 from __future__ import annotations
 
 import json
+import urllib.request
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ import tritonclient.grpc as grpcclient
 from graph_streams import tensor_input
 from kserve_requests import rpc_error
 from serving_graphs import graph_text, python_node
-from serving_process import served
+from serving_process import free_port, served
 
 from ovmsx.call_timer import WARM_UP_CALLS
 
@@ -99,7 +100,9 @@ def server(tmp_path_factory: pytest.TempPathFactory):
     config = root / "config.json"
     graphs = [{"name": "where"}, {"name": "sleeper"}, {"name": "strict"}]
     config.write_text(json.dumps({"model_config_list": [], "mediapipe_config_list": graphs}))
-    with served(config, root) as server:
+    rest_port = free_port()
+    with served(config, root, ["--rest_port", str(rest_port), "--metrics_enable"]) as server:
+        server.rest_port = rest_port
         yield server
 
 
@@ -142,6 +145,23 @@ def test_a_node_that_blocks_from_its_first_call_never_runs_on_the_polling_thread
     assert "node sleeper runs inline" not in server.log()
 
 
+def _graph_counts(server, graph: str) -> dict[str, float]:
+    """The graph's ModelInfer-over-gRPC counters (accepted, responses, errors) from /metrics."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{server.rest_port}/metrics") as reply:
+        text = reply.read().decode()
+    wanted = ("ovms_requests_accepted", "ovms_responses", "ovms_graph_error")
+    counts = dict.fromkeys(wanted, 0.0)
+    for line in text.splitlines():
+        family = line.split("{", 1)[0].removesuffix("_total")
+        if family in wanted and f'name="{graph}"' in line and 'interface="gRPC"' in line:
+            counts[family] += float(line.rsplit(" ", 1)[1])
+    return counts
+
+
+def _moved(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    return {name: after[name] - before[name] for name in before}
+
+
 def _failure(client: grpcclient.InferenceServerClient, value: int) -> tuple:
     return rpc_error(client.infer, "strict", [tensor_input("value", np.array([value], np.int32))])
 
@@ -149,7 +169,9 @@ def _failure(client: grpcclient.InferenceServerClient, value: int) -> tuple:
 def test_on_the_polling_thread_answers_and_failures_are_those_of_the_workers(server) -> None:
     with grpcclient.InferenceServerClient(server.url) as client:
         # Each wrong answer, first from a worker (every call of the warm-up runs there).
+        before = _graph_counts(server, "strict")
         on_workers = {value: _failure(client, value) for value in WRONG_VALUES}
+        counted_on_workers = _moved(before, _graph_counts(server, "strict"))
         seen = []
         while len(seen) < 50 * WARM_UP_CALLS and (not seen or seen[-1][0] != POLLING_THREAD):
             seen.append(_call(client, len(seen), "strict"))
@@ -172,10 +194,18 @@ def test_on_the_polling_thread_answers_and_failures_are_those_of_the_workers(ser
         ]
         assert second.parameters["OVMS_MP_TIMESTAMP"].int64_param == 1234
         assert first.parameters["OVMS_MP_TIMESTAMP"].int64_param > 1234
-        # Each wrong answer again, now on the polling thread: the same status and words.
+        # Each wrong answer again, now on the polling thread: the same status and words, and
+        # the same counts in the graph's metrics.
+        before = _graph_counts(server, "strict")
         inline = {value: _failure(client, value) for value in WRONG_VALUES}
+        counted_inline = _moved(before, _graph_counts(server, "strict"))
         assert _call(client, 1, "strict") == (POLLING_THREAD, 2)  # still there
     assert inline == on_workers
+    assert counted_inline == counted_on_workers
+    # Each wrong answer was accepted (its packets reached the node) and failed there.
+    assert counted_inline["ovms_requests_accepted"] == len(WRONG_VALUES)
+    assert counted_inline["ovms_graph_error"] == len(WRONG_VALUES)
+    assert counted_inline["ovms_responses"] == 0
     assert "thirteen is refused" in on_workers[13][1]
     assert "a second packet on stream twice" in on_workers[14][1]
     assert "no packet on output stream thread" in on_workers[15][1]

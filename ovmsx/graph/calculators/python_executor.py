@@ -114,15 +114,7 @@ class PythonExecutorNode(UserCodeNode, CalculatorNode):
         result = self.execute(inputs, {})
         if not isinstance(result, list):
             self.refuse_answer(result)
-        # The common case in one loop; anything wrong is worded by outputs_of.
-        by_name, tensor_type = self.output_tags, _core.Tensor
-        emitted = []
-        for tensor in result:
-            tag = by_name.get(tensor.name) if type(tensor) is tensor_type else None
-            if tag is None:
-                return list(self.outputs_of(result))
-            emitted.append((tag, tensor))
-        return emitted
+        return self.outputs_of(result)
 
     def inputs_of(self, present: dict[str, object]) -> list:
         """The present inputs in tag order, as the handler gets them (LOOPBACK left out)."""
@@ -151,10 +143,12 @@ class PythonExecutorNode(UserCodeNode, CalculatorNode):
             f"Received: {_type_name(result)}"
         )
 
-    def outputs_of(self, outputs: list) -> Iterator[tuple[str, object]]:
+    def outputs_of(self, outputs: list) -> list[tuple[str, object]]:
         """(tag_index, Tensor) for each Tensor of a list the handler returned, in order (each
-        goes to the output stream of its name); NodeFailure at the first that is wrong."""
+        goes to the output stream of its name); NodeFailure at the first that is wrong. (A
+        failed call's packets are dropped whole, so nothing is emitted before the check.)"""
         by_name = self.output_tags
+        emitted = []
         for tensor in outputs:
             check_tensors((tensor,))
             tag = by_name.get(tensor.name)
@@ -163,7 +157,8 @@ class PythonExecutorNode(UserCodeNode, CalculatorNode):
                     f"Unexpected Tensor found in the outputs. Tensor name: {tensor.name} is not "
                     "a valid node output"
                 )
-            yield tag, tensor
+            emitted.append((tag, tensor))
+        return emitted
 
     def retire(self) -> None:
         finalize = getattr(self.model, "finalize", None)
