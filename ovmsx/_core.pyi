@@ -83,7 +83,17 @@ class ModelSource:
     @property
     def model_info(self) -> dict[str, object] | None:
         """rt_info["model_info"] as nested dicts of strings, or None."""
-    def set_layouts(self, layouts: dict[str, tuple[str, str]]) -> None: ...
+    def set_layouts(
+        self,
+        layouts: dict[str, tuple[str, str]],
+        *,
+        color: tuple[str, str] | None = None,
+        element_types: tuple[str, str] | None = None,
+        mean: float | list[float] | None = None,
+        scale: float | list[float] | None = None,
+    ) -> None:
+        """Layouts per input, then preprocessing of the single input: color and element_types
+        are (client's, model's) pairs; mean and scale a float or one value per channel."""
     def reshape(self, shapes: dict[str, list[tuple[int, int]]]) -> None: ...
     def compile(self, device: str, properties: dict[str, str]) -> CompiledModel: ...
 

@@ -123,12 +123,38 @@ _IMAGE_ROWS = (
     ),
 )
 
+# Failures of cloud model repositories (OVMS's texts, src/status.cpp), met while loading a
+# model. OVMS's gRPC and HTTP maps have none of them, so a client would see its fallbacks
+# (UNKNOWN, 500); they are reported in model status and the log.
+_STORAGE_ROWS = [
+    ("S3_BUCKET_NOT_FOUND", "S3 Bucket not found"),
+    ("GCS_BUCKET_NOT_FOUND", "GCS Bucket not found"),
+    ("AS_CONTAINER_NOT_FOUND", "AS Container not found"),
+    ("AS_INVALID_PATH", "AS Invalid path"),
+]
+# The failures every store shares, with the store's prefix on code and text.
+_STORAGE_ROWS += [
+    (f"{store}_{name}", f"{store} {text}")
+    for store in ("S3", "GCS", "AS")
+    for name, text in (
+        ("METADATA_FAIL", "metadata failure"),
+        ("FAILED_LIST_OBJECTS", "Failed to list objects"),
+        ("INVALID_ACCESS", "Invalid access rights"),
+        ("FILE_NOT_FOUND", "File or directory not found"),
+        ("FILE_INVALID", "File path is invalid"),
+        ("FAILED_GET_OBJECT", "Failed to get object from path"),
+    )
+]
+# OVMS has this code (a local copy of a cloud model could not be made); its message is ovmsx's.
+_STORAGE_ROWS.append(("FILESYSTEM_ERROR", "Error during filesystem operation"))
+
 _CORE_ROWS = _core.status_table()
 # The C++ values run from 0 without gaps (an X-macro enum); the REST and image codes come
 # after them.
 _FIRST_REST_VALUE = len(_CORE_ROWS)
 _PYTHON_ROWS = [(name, message, GRPC_UNKNOWN, http) for name, message, http in _REST_ROWS]
 _PYTHON_ROWS += _IMAGE_ROWS
+_PYTHON_ROWS += [(name, message, GRPC_UNKNOWN, 500) for name, message in _STORAGE_ROWS]
 _ROWS = [
     *_CORE_ROWS,
     *(

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -129,9 +130,25 @@ void register_inference(py::module_& m) {
       .def_property_readonly("outputs", &ModelSource::outputs)
       .def_property_readonly("model_info", &model_info_dict,
                              "rt_info['model_info'] as nested dicts of strings, or None.")
-      .def("set_layouts", &ModelSource::set_layouts, py::arg("layouts"),
-           py::call_guard<py::gil_scoped_release>(),
-           "{input: (tensor_layout, model_layout)}; empty strings leave a side unset.")
+      .def(
+          "set_layouts",
+          [](ModelSource& source,
+             const std::map<std::string, std::pair<std::string, std::string>>& layouts,
+             std::optional<std::pair<std::string, std::string>> color,
+             std::optional<std::pair<std::string, std::string>> element_types,
+             std::optional<InputSteps::Values> mean, std::optional<InputSteps::Values> scale) {
+            InputSteps steps{std::move(color), std::move(element_types), std::move(mean),
+                             std::move(scale)};
+            py::gil_scoped_release release;
+            source.set_layouts(layouts, steps);
+          },
+          py::arg("layouts"), py::kw_only(), py::arg("color") = py::none(),
+          py::arg("element_types") = py::none(), py::arg("mean") = py::none(),
+          py::arg("scale") = py::none(),
+          "{input: (tensor_layout, model_layout)}; empty strings leave a side unset. The keywords "
+          "add preprocessing to the single input: color and element_types are (client's, "
+          "model's) pairs (OVMS color names, OpenVINO type names), mean and scale a float or one "
+          "per channel.")
       .def(
           "reshape",
           [](ModelSource& source, const std::map<std::string, DimList>& shapes) {

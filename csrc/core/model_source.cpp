@@ -34,6 +34,52 @@ bool has_input(const ov::Model& model, const std::string& name) {
   return false;
 }
 
+// The color formats of --color_format, by OVMS's names.
+ov::preprocess::ColorFormat color_format_of(const std::string& name) {
+  using ov::preprocess::ColorFormat;
+  static const std::map<std::string, ColorFormat> formats = {
+      {"RGB", ColorFormat::RGB},
+      {"BGR", ColorFormat::BGR},
+      {"GRAY", ColorFormat::GRAY},
+      {"NV12", ColorFormat::NV12_SINGLE_PLANE},
+      {"NV12_2", ColorFormat::NV12_TWO_PLANES},
+      {"I420", ColorFormat::I420_SINGLE_PLANE},
+      {"I420_3", ColorFormat::I420_THREE_PLANES},
+  };
+  auto found = formats.find(name);
+  if (found == formats.end()) {
+    throw StatusError(StatusCode::COLOR_FORMAT_WRONG_FORMAT, "unknown color format " + name);
+  }
+  return found->second;
+}
+
+void add_steps(ov::preprocess::InputInfo& input, const InputSteps& steps) {
+  auto& preprocess = input.preprocess();
+  if (steps.color) {
+    // Planes become inputs of their own; without sub-names they would have no tensor names
+    // for a client to address, so they are named "<input>/y", "<input>/uv" (or /u and /v).
+    const auto client = color_format_of(steps.color->first);
+    std::vector<std::string> planes;
+    if (client == ov::preprocess::ColorFormat::NV12_TWO_PLANES) {
+      planes = {"y", "uv"};
+    } else if (client == ov::preprocess::ColorFormat::I420_THREE_PLANES) {
+      planes = {"y", "u", "v"};
+    }
+    input.tensor().set_color_format(client, planes);
+    preprocess.convert_color(color_format_of(steps.color->second));
+  }
+  if (steps.element_types) {
+    input.tensor().set_element_type(ov::element::Type(steps.element_types->first));
+    preprocess.convert_element_type(ov::element::Type(steps.element_types->second));
+  }
+  if (steps.mean) {
+    std::visit([&](const auto& values) { preprocess.mean(values); }, *steps.mean);
+  }
+  if (steps.scale) {
+    std::visit([&](const auto& values) { preprocess.scale(values); }, *steps.scale);
+  }
+}
+
 }  // namespace
 
 ov::Core& openvino_core() {
@@ -86,9 +132,16 @@ std::vector<PortInfo> ModelSource::outputs() const {
 }
 
 void ModelSource::set_layouts(
-    const std::map<std::string, std::pair<std::string, std::string>>& layouts) {
-  if (layouts.empty()) {
+    const std::map<std::string, std::pair<std::string, std::string>>& layouts,
+    const InputSteps& steps) {
+  if (layouts.empty() && steps.empty()) {
     return;
+  }
+  if (!steps.empty() && model_->inputs().size() != 1) {
+    throw StatusError(StatusCode::UNKNOWN_ERROR,
+                      "the model has " + std::to_string(model_->inputs().size()) +
+                          " inputs; --mean, --scale, --color_format and --precision apply to a "
+                          "model of one input");
   }
   ov::preprocess::PrePostProcessor ppp(model_);
   for (const auto& [name, pair] : layouts) {
@@ -109,10 +162,25 @@ void ModelSource::set_layouts(
                         "input name: " + name + "; " + reason_of(error));
     }
   }
+  if (!steps.empty()) {
+    try {
+      add_steps(ppp.input(), steps);
+    } catch (const StatusError&) {
+      throw;
+    } catch (const std::exception& error) {
+      throw StatusError(StatusCode::MODEL_NOT_LOADED,
+                        "cannot apply preprocessing: " + reason_of(error));
+    }
+  }
   try {
     model_ = ppp.build();
   } catch (const std::exception& error) {
-    throw StatusError(StatusCode::LAYOUT_WRONG_FORMAT, reason_of(error));
+    // With preprocessing steps either part may be the cause; OVMS reports both this way.
+    if (steps.empty()) {
+      throw StatusError(StatusCode::LAYOUT_WRONG_FORMAT, reason_of(error));
+    }
+    throw StatusError(StatusCode::MODEL_NOT_LOADED,
+                      "cannot apply layout or preprocessing: " + reason_of(error));
   }
 }
 

@@ -9,8 +9,10 @@
 #include <memory>
 #include <openvino/core/model.hpp>
 #include <openvino/runtime/compiled_model.hpp>
+#include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "core/model_info.h"
@@ -36,6 +38,18 @@ struct PortInfo {
 
 std::vector<PortInfo> describe_ports(const std::vector<ov::Output<const ov::Node>>& ports);
 
+// Preprocessing built into the model for its single input, applied in this order whatever
+// the order of the flags: color conversion, element type conversion, (x - mean), / scale.
+struct InputSteps {
+  using Values = std::variant<float, std::vector<float>>;    // all channels, or one per channel
+  std::optional<std::pair<std::string, std::string>> color;  // {client's, model's}
+  std::optional<std::pair<std::string, std::string>> element_types;  // {client's, model's}
+  std::optional<Values> mean;
+  std::optional<Values> scale;
+
+  bool empty() const { return !color && !element_types && !mean && !scale; }
+};
+
 class ModelSource {
  public:
   // Reads any format OpenVINO reads (IR .xml with its .bin, .onnx, .tflite, .pdmodel, …).
@@ -53,7 +67,11 @@ class ModelSource {
   // Per-input layouts: {name: {tensor_layout, model_layout}}. The model layout is declared
   // on the model; a differing tensor layout adds the transposition (OVMS "NHWC:NCHW").
   // An unknown name raises CONFIG_LAYOUT_IS_NOT_IN_NETWORK, a bad layout LAYOUT_WRONG_FORMAT.
-  void set_layouts(const std::map<std::string, std::pair<std::string, std::string>>& layouts);
+  // `steps` (the single-model preprocessing flags) go into the same PrePostProcessor, on the
+  // model's only input: several inputs raise UNKNOWN_ERROR, a step OpenVINO refuses
+  // MODEL_NOT_LOADED with its reason.
+  void set_layouts(const std::map<std::string, std::pair<std::string, std::string>>& layouts,
+                   const InputSteps& steps = {});
 
   // Per-input shapes: {name: dims}. Raises CONFIG_SHAPE_IS_NOT_IN_NETWORK for an unknown name
   // and RESHAPE_ERROR with OpenVINO's reason when the model cannot take the shape.

@@ -175,8 +175,12 @@ enum class GrpcCode : std::uint8_t {
   X(NO_MODEL_VERSION_AVAILABLE, "Not a single model version directory has valid numeric name",     \
     INTERNAL, 500)                                                                                 \
   X(NETWORK_NOT_LOADED, "Error while loading a network", INTERNAL, 500)                            \
+  X(MODEL_NOT_LOADED, "Error while loading a model", INTERNAL, 500)                                \
   X(SHAPE_WRONG_FORMAT, "The provided shape is in wrong format", INTERNAL, 500)                    \
   X(LAYOUT_WRONG_FORMAT, "The provided layout is in wrong format", INTERNAL, 500)                  \
+  X(FLOAT_WRONG_FORMAT, "The provided value is not a float or a list of floats", INTERNAL, 500)    \
+  X(COLOR_FORMAT_WRONG_FORMAT, "The provided color format is in wrong format", INTERNAL, 500)      \
+  X(PRECISION_WRONG_FORMAT, "The provided precision is in wrong format", INTERNAL, 500)            \
   X(PLUGIN_CONFIG_WRONG_FORMAT, "Plugin config is in wrong format", INTERNAL, 500)                 \
   X(RESHAPE_ERROR, "Model could not be reshaped with requested shape", FAILED_PRECONDITION, 412)   \
   X(ANONYMOUS_FIXED_SHAPE_NOT_ALLOWED,                                                             \

@@ -26,6 +26,8 @@ from pydantic import ValidationError
 
 from ovmsx.config.errors import UsageError, validation_problems
 from ovmsx.config.model_config import REMOTE_PREFIXES, ModelConfig
+from ovmsx.config.preprocessing import FLAGS as PREPROCESSING_FLAGS
+from ovmsx.config.preprocessing import Preprocessing, parse_preprocessing
 from ovmsx.frontend.memory_budget import DEFAULT_QUOTA
 from ovmsx.genai.task_graph import (
     TEXT_GENERATION,
@@ -36,6 +38,7 @@ from ovmsx.genai.task_graph import (
     check_flags,
     check_task,
 )
+from ovmsx.status import StatusError
 
 log = logging.getLogger("ovmsx.config")
 
@@ -53,8 +56,6 @@ MODEL_FLAGS = (
     "target_device",
     "plugin_config",
 )
-# Preprocessing flags of OVMS's single-model mode that ovmsx takes and ignores, with a warning.
-IGNORED_FLAGS = ("mean", "scale", "color_format", "precision")
 # Flags of stateful models, which OVMS removed in 2026.3.
 REMOVED_FLAGS = (
     "stateful",
@@ -163,6 +164,12 @@ class ServerOptions:
     """``--target_device``; ``None`` = the ModelConfig default (CPU)."""
     plugin_config: str | None = None
     """``--plugin_config``: JSON object of OpenVINO properties."""
+    mean: str | None = None
+    scale: str | None = None
+    color_format: str | None = None
+    precision: str | None = None
+    """``--mean``, ``--scale``, ``--color_format``, ``--precision`` as given; parsed by
+    ``single_model_config`` (config/preprocessing.py)."""
     api_key: str = ""
     """The key ``/v3`` requests must carry: ``--api_key_file``'s first line (trailing blanks
     trimmed), else the ``API_KEY`` environment variable; "" = no check."""
@@ -190,6 +197,14 @@ class ServerOptions:
         """Each address of ``--grpc_bind_address``."""
         return _split_list(self.grpc_bind_address)
 
+    def preprocessing(self) -> Preprocessing | None:
+        """What ``--mean``, ``--scale``, ``--color_format`` and ``--precision`` ask; raises
+        ``UsageError`` naming the flag and OVMS's code for a bad value."""
+        try:
+            return parse_preprocessing(self.mean, self.scale, self.color_format, self.precision)
+        except StatusError as bad:
+            raise UsageError(f"{bad} ({bad.code.name})") from None
+
     def single_model_config(self) -> ModelConfig | None:
         """The ModelConfig the single-model flags describe; ``None`` in config-file mode.
 
@@ -208,8 +223,9 @@ class ServerOptions:
             ):
                 value = _json_flag(flag, value)
             data[flag] = value
+        context = {"config_dir": Path.cwd(), "preprocessing": self.preprocessing()}
         try:
-            return ModelConfig.model_validate(data, context={"config_dir": Path.cwd()})
+            return ModelConfig.model_validate(data, context=context)
         except ValidationError as bad:
             (loc, problem), *_ = validation_problems(bad)
             field, _, rest = loc.partition(".")
@@ -353,8 +369,10 @@ def build_parser() -> argparse.ArgumentParser:
     add("--nireq", type=as_uint, metavar="N", help="parallel infer requests (0: automatic)")
     add("--target_device", metavar="DEVICE", help="OpenVINO device (default CPU)")
     add("--plugin_config", metavar="JSON", help="JSON object of OpenVINO properties")
-    for flag in IGNORED_FLAGS:
-        add(f"--{flag}", metavar="VALUE", help="accepted for compatibility and ignored")
+    add("--mean", metavar="VALUES", help='subtracted from the input: a float or "[r,g,b]"')
+    add("--scale", metavar="VALUES", help='divides the input after --mean: a float or "[r,g,b]"')
+    add("--color_format", metavar="MODEL:CLIENT", help="color conversion, e.g. BGR:NV12")
+    add("--precision", metavar="CLIENT:MODEL", help="element type conversion, e.g. uint8:fp32")
     for flag in REMOVED_FLAGS:
         add(f"--{flag}", nargs="?", const="", help=argparse.SUPPRESS)
     return parser
@@ -410,9 +428,6 @@ def parse_options(argv: Sequence[str] | None = None) -> ServerOptions:
                 f"--{flag} was removed in OVMS 2026.3 together with stateful models, "
                 "which ovmsx does not serve"
             )
-    for flag in IGNORED_FLAGS:
-        if getattr(args, flag) is not None:
-            log.warning("--%s is accepted for compatibility and ignored", flag)
     for flag, reason in UNHONOURED_FLAGS.items():
         if getattr(args, flag) != parser.get_default(flag):
             log.warning("--%s is accepted for compatibility and ignored: %s", flag, reason)
@@ -468,6 +483,10 @@ def _options(args: argparse.Namespace) -> ServerOptions:
         nireq=args.nireq,
         target_device=args.target_device,
         plugin_config=args.plugin_config,
+        mean=args.mean,
+        scale=args.scale,
+        color_format=args.color_format,
+        precision=args.precision,
         api_key=_api_key(args.api_key_file),
         allowed_origins=args.allowed_origins,
         allowed_methods=args.allowed_methods,
@@ -530,8 +549,12 @@ def _check(options: ServerOptions, args: argparse.Namespace) -> None:
         raise UsageError("Use either config_path or model_path with model_name")
     if options.config_path is None and (args.model_name is None or args.model_path is None):
         raise UsageError("Use config_path or model_path with model_name")
-    if options.config_path is not None and any(getattr(args, f) is not None for f in MODEL_FLAGS):
+    model_flags = (*MODEL_FLAGS, *PREPROCESSING_FLAGS)
+    if options.config_path is not None and any(getattr(args, f) is not None for f in model_flags):
         raise UsageError("Model parameters in CLI are exclusive with the config file")
+    for flag in ("mean", "scale"):
+        if getattr(args, flag) is not None and args.layout is None:
+            raise UsageError(f"--{flag} parameter requires --layout to be set")
     if options.task is not None or options.text_generation is not None:
         if options.config_path is not None:
             raise UsageError("--task and its flags serve --model_path; they take no --config_path")

@@ -16,6 +16,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from ovmsx.config.preprocessing import Preprocessing
 from ovmsx.config.shape_spec import (
     AUTO,
     Dim,
@@ -202,10 +203,20 @@ class ModelConfig(BaseModel):
     """For a graph served as a model: a config file with the models the graph uses."""
 
     _config_dir: Path = PrivateAttr(default_factory=Path.cwd)
+    # Set only from the command line (single-model mode): config.json has no such keys.
+    _preprocessing: Preprocessing | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any) -> None:
         if isinstance(context, dict) and context.get("config_dir") is not None:
             self._config_dir = Path(context["config_dir"])
+        if isinstance(context, dict):
+            self._preprocessing = context.get("preprocessing")
+
+    @property
+    def preprocessing(self) -> Preprocessing | None:
+        """What ``--mean``, ``--scale``, ``--color_format`` and ``--precision`` ask of the
+        model's input (single-model mode only); ``None`` when none was given."""
+        return self._preprocessing
 
     @model_validator(mode="before")
     @classmethod

@@ -238,7 +238,8 @@ def compile_version(
         raise status_error(StatusCode.INVALID_NIREQ, f"nireq {config.nireq} > {MAX_NIREQ}")
     path = model_file(folder)
     source = _core.ModelSource.read(str(path))
-    source.set_layouts(_layouts(config, source.inputs))
+    steps = config.preprocessing.step_arguments() if config.preprocessing else {}
+    source.set_layouts(_layouts(config, source.inputs), **steps)
     source.reshape(_target_shapes(config, source.inputs))
     properties = config.plugin_config_strings()
     for key, value in compile_defaults.defaults_for(config.target_device).items():

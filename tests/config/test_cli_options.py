@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 import os
 from pathlib import Path
 
 import pytest
 
 from ovmsx.config import EX_USAGE, Dim, LayoutSpec, UsageError, build_parser, parse_options
-from ovmsx.config.cli_options import IGNORED_FLAGS, MODEL_FLAGS, REMOVED_FLAGS
+from ovmsx.config.cli_options import MODEL_FLAGS, REMOVED_FLAGS
 
 SINGLE = ["--model_name", "m", "--model_path", "models/m", "--port", "9000"]
 CONFIG = ["--config_path", "config.json", "--port", "9000"]
@@ -256,16 +255,6 @@ def test_usage_checks(extra: list[str], message: str | None) -> None:
 def test_stateful_flags_were_removed(flag: str) -> None:
     assert "removed in OVMS 2026.3" in usage_error([*SINGLE, f"--{flag}"])
     assert "removed in OVMS 2026.3" in usage_error([*SINGLE, f"--{flag}", "true"])
-
-
-@pytest.mark.parametrize("flag", IGNORED_FLAGS)
-def test_preprocessing_flags_are_ignored_with_a_warning(
-    flag: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    with caplog.at_level(logging.WARNING, logger="ovmsx.config"):
-        options = parse_options([*SINGLE, f"--{flag}", "1"])
-    assert f"--{flag} is accepted for compatibility and ignored" in caplog.text
-    assert options.single_model_config() is not None
 
 
 def test_version_skips_the_usage_checks() -> None:
