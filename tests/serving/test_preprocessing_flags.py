@@ -181,6 +181,30 @@ def test_two_plane_nv12_takes_one_input_per_plane(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("source", "data", "expected"),
+    [
+        ("NV12", _nv12((H, W), _RNG).astype(np.float32), lambda x: x[:, :H].transpose(0, 3, 1, 2)),
+        ("RGB", _NHWC_F32, lambda x: _nchw(x @ np.array([[0.299], [0.587], [0.114]], np.float32))),
+    ],
+)
+def test_a_gray_model_takes_color_images(
+    source: str, data: np.ndarray, expected: Callable, tmp_path: Path
+) -> None:
+    flags = ["--layout", "NHWC:NCHW", "--color_format", f"GRAY:{source}"]
+    server, _ = _serve(tmp_path, flags, sm.identity([1, 1, H, W]))
+    try:
+        server.wait_ready()
+        with grpcclient.InferenceServerClient(server.url) as client:
+            tensor = grpcclient.InferInput("input", list(data.shape), "FP32")
+            tensor.set_data_from_numpy(data)
+            got = client.infer("pre", [tensor]).as_numpy("output")
+    finally:
+        code = server.stop()
+    assert code == 0, server.log()
+    np.testing.assert_allclose(got, expected(data), rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize(
     ("model", "flags", "reason"),
     [
         (
