@@ -46,7 +46,15 @@ class CalculatorContext:
     node sets its output side packets with ``set_side_packet``.
     """
 
-    __slots__ = ("emitted", "graph_state", "inputs", "side_outputs", "side_packets", "timestamp")
+    __slots__ = (
+        "bounds",
+        "emitted",
+        "graph_state",
+        "inputs",
+        "side_outputs",
+        "side_packets",
+        "timestamp",
+    )
 
     def __init__(
         self,
@@ -60,11 +68,18 @@ class CalculatorContext:
         self.side_packets = side_packets
         self.graph_state = graph_state  # this node's private dict for this graph instance
         self.emitted: list[tuple[str, object, int]] = []
+        self.bounds: list[tuple[str, int]] = []
         self.side_outputs: dict[str, object] = {}
 
     def emit(self, tag_index: str, value: object, timestamp: int | None = None) -> None:
         """Send ``value`` on the output stream ``tag_index`` (default: at the input's time)."""
         self.emitted.append((tag_index, value, self.timestamp if timestamp is None else timestamp))
+
+    def set_bound(self, tag_index: str, bound: int) -> None:
+        """Promise that no packet below ``bound`` will come on output ``tag_index`` (MediaPipe's
+        SetNextTimestampBound). Only nodes with ``own_bounds`` need it: the scheduler moves
+        the other nodes' bounds itself."""
+        self.bounds.append((tag_index, bound))
 
     # MediaPipe-style spellings, for calculators written by users.
 
@@ -175,6 +190,16 @@ class CalculatorNode:
     # Input side packet tags the node can do without (MediaPipe's Optional()): a graph
     # instance starts even when nothing provides them.
     optional_side_packets: frozenset[str] = frozenset()
+    # The input stream handler the calculator needs whatever the graph says (MediaPipe lets a
+    # calculator's contract force one, e.g. FlowLimiterCalculator the immediate one); None
+    # takes the node's or graph's.
+    input_policy: str | None = None
+    # Whether the node moves its output bounds itself (``CalculatorContext.set_bound``), as
+    # MediaPipe calculators that process timestamp bounds without an offset do: the scheduler
+    # then does not advance its outputs past each processed timestamp nor pass its input
+    # bounds on, which would forbid packets it still means to send at earlier timestamps
+    # (a queued frame, a loop item). Closing still closes its outputs.
+    own_bounds: bool = False
     # For single_timestamp nodes whose calculators need no open or close and read no side
     # packets: ``call_once(present) -> [(tag_index, value)]`` runs the node for one timestamp
     # with the inputs present (by tag_index), outside a graph instance, raising as ``process``

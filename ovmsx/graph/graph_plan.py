@@ -40,8 +40,10 @@ def build_plan(config: GraphConfig, calculators: Sequence[CalculatorNode]) -> Gr
     nodes = []
     for index in topological_order(config):
         node = config.nodes[index]
-        if node.input_stream_handler not in POLICIES:
-            raise ValueError(f"unknown input stream handler {node.input_stream_handler}")
+        # A calculator that needs one handler overrides the node's and graph's choice.
+        policy = calculators[index].input_policy or node.input_stream_handler
+        if policy not in POLICIES:
+            raise ValueError(f"unknown input stream handler {policy}")
         nodes.append(
             NodePlan(
                 label=node.label,
@@ -51,7 +53,7 @@ def build_plan(config: GraphConfig, calculators: Sequence[CalculatorNode]) -> Gr
                     for ref in node.inputs
                 ),
                 outputs=tuple((ref.tag_index, ref.name) for ref in node.outputs),
-                policy=node.input_stream_handler,
+                policy=policy,
                 sync_sets=node.sync_sets,
                 side_inputs=tuple((ref.tag_index, ref.name) for ref in node.input_side_packets),
                 side_outputs=MappingProxyType(

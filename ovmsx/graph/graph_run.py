@@ -14,6 +14,16 @@ Rules it keeps, as MediaPipe does:
 - nodes open upstream first; a node's output side packets (set in ``open``) reach the nodes
   that read them, and a side packet nobody provides stops the instance before it starts;
 - the first failure stops the instance; ``error`` then says why.
+
+A node whose calculator moves its own bounds (``CalculatorNode.own_bounds``) is left to do so;
+packets a calculator sends from ``close`` are delivered before its outputs close.
+
+Given ``offload`` (a stream's session does), a call into user code not yet measured quick runs
+on another thread while the instance goes on: MediaPipe runs every node on its own schedule,
+and calculators such as FlowLimiterCalculator exist to drop or queue what arrives while a slow
+node works, which they cannot see if the slow call holds the only thread driving the graph.
+The node stays busy (runs nothing else) until ``offload`` hands the result back through the
+thread that drives the instance; ``busy`` says whether such a call is out.
 """
 
 from __future__ import annotations
@@ -27,6 +37,10 @@ from ovmsx.graph.packet import DONE, UNSET, Packet
 from ovmsx.status import StatusCode, StatusError, status_error
 
 OutputCallback = Callable[[str, Packet], None]
+# offload(call, resume): run ``call()`` on another thread, then ``resume(its result)`` on the
+# thread driving the instance (one job at a time, as every other call), and drain again.
+CallResult = StatusError | None
+Offload = Callable[[Callable[[], CallResult], Callable[[CallResult], None]], None]
 
 
 class _Stream:
@@ -41,6 +55,7 @@ class _Stream:
 
 class _Node:
     __slots__ = (
+        "busy",
         "calculator",
         "closed",
         "label",
@@ -67,12 +82,24 @@ class _Node:
         self.state: dict = {}  # the node's per-instance state (see CalculatorContext)
         self.side_packets: dict[str, object] = {}  # tag_index -> value, filled at open
         self.closed = False
+        self.busy = False  # a process call of this node runs on another thread
+
+
+def _blocks(node: _Node) -> bool:
+    """User code not (yet) measured quick: the calls worth running off the driving thread."""
+    calculator = node.plan.calculator
+    return calculator.timer is not None and not calculator.may_run_on_loop
 
 
 class GraphRun:
     def __init__(
-        self, plan: GraphPlan, side_packets: Mapping[str, object], on_output: OutputCallback
+        self,
+        plan: GraphPlan,
+        side_packets: Mapping[str, object],
+        on_output: OutputCallback,
+        offload: Offload | None = None,
     ) -> None:
+        self._offload = offload
         self._side_packets = dict(side_packets)  # by name; nodes add theirs as they open
         self._on_output = on_output
         self._streams: dict[str, _Stream] = {}
@@ -96,6 +123,11 @@ class GraphRun:
     def finished(self) -> bool:
         """Every node has closed, or the instance failed."""
         return self.error is not None or all(node.closed for node in self._nodes)
+
+    @property
+    def busy(self) -> bool:
+        """A process call handed to ``offload`` has not come back yet."""
+        return any(node.busy for node in self._nodes)
 
     # -- feeding ---------------------------------------------------------------------------
 
@@ -135,13 +167,15 @@ class GraphRun:
         while progress and self.error is None:
             progress = False
             for node in self._nodes:
-                if node.closed or self.error is not None:
+                if node.closed or node.busy or self.error is not None:
                     continue
                 selection = node.policy.select()
                 if selection is None:
                     progress = self._settle(node) or progress
                     continue
-                if awaiting and hasattr(node.calculator, "process_async"):
+                if self._offload is not None and _blocks(node):
+                    self._process_elsewhere(node, *selection)
+                elif awaiting and hasattr(node.calculator, "process_async"):
                     await self._process_async(node, *selection)
                 else:
                     self._process(node, *selection)
@@ -156,7 +190,8 @@ class GraphRun:
         for node in self._nodes:
             if not node.closed:
                 node.closed = True
-                self._call(node, node.calculator.close, self._context(node, UNSET, {}))
+                if not node.busy:  # never close a calculator while its process call runs
+                    self._call(node, node.calculator.close, self._context(node, UNSET, {}))
 
     # -- internals -------------------------------------------------------------------------
 
@@ -180,6 +215,22 @@ class GraphRun:
         self._call(node, node.calculator.process, context)
         self._emit_all(node, context)
 
+    def _process_elsewhere(self, node: _Node, timestamp: int, slots: list[InputSlot]) -> None:
+        context = self._take(node, timestamp, slots)
+        node.busy = True
+        calculator = node.plan.calculator
+
+        def call() -> StatusError | None:  # on another thread: touches only this node's call
+            return invoke(calculator, node.label, node.calculator.process, context)
+
+        def resume(error: StatusError | None) -> None:
+            node.busy = False
+            self._record(error)
+            self._emit_all(node, context)
+
+        assert self._offload is not None
+        self._offload(call, resume)
+
     async def _process_async(self, node: _Node, timestamp: int, slots: list[InputSlot]) -> None:
         context = self._take(node, timestamp, slots)
         try:
@@ -193,13 +244,23 @@ class GraphRun:
         return self._context(node, timestamp, values)
 
     def _emit_all(self, node: _Node, context: CalculatorContext) -> None:
-        if self.error is not None:
+        if self.error is not None or not self._emit_packets(node, context):
             return
+        for tag_index, bound in context.bounds:
+            stream = node.outputs.get(tag_index)
+            if stream is not None:
+                self._advance(stream, bound)
+        if not node.plan.calculator.own_bounds:
+            for stream in node.outputs.values():
+                self._advance(stream, context.timestamp + 1)
+
+    def _emit_packets(self, node: _Node, context: CalculatorContext) -> bool:
+        """Put the packets a call sent on the node's outputs; False when one was refused."""
         for tag_index, value, at in context.emitted:
             stream = node.outputs.get(tag_index)
             if stream is None:
                 self._fail(node, "INTERNAL", f"the node has no output stream {tag_index}")
-                return
+                return False
             if at < stream.bound:
                 self._fail(
                     node,
@@ -207,20 +268,24 @@ class GraphRun:
                     f"packet timestamp {at} on stream {stream.name} is not greater than the "
                     f"previous one ({stream.bound - 1})",
                 )
-                return
+                return False
             self._push(stream, Packet(value, at))
-        for stream in node.outputs.values():
-            self._advance(stream, context.timestamp + 1)
+        return True
 
     def _settle(self, node: _Node) -> bool:
         """Close a node that can receive nothing more, or pass its input bounds on."""
         lowest = min((slot.next_timestamp() for slot in node.slots), default=DONE)
         if lowest >= DONE:
             node.closed = True
-            self._call(node, node.calculator.close, self._context(node, DONE, {}))
+            context = self._context(node, DONE, {})
+            self._call(node, node.calculator.close, context)
+            if self.error is None:  # packets sent from close (SidePacketToStreamCalculator)
+                self._emit_packets(node, context)
             for stream in node.outputs.values():
                 self._advance(stream, DONE)
             return True
+        if node.plan.calculator.own_bounds:
+            return False  # its bounds are its own to move (see CalculatorNode.own_bounds)
         moved = False
         for stream in node.outputs.values():
             if lowest > stream.bound:

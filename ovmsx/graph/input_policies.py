@@ -47,7 +47,13 @@ def _synchronized(slots: Sequence[InputSlot]) -> Selection | None:
     if settled >= DONE:  # (a node without inputs, e.g. a session node, never runs Process)
         return None
     present = [slot for slot in slots if slot.queue and slot.queue[0].timestamp == settled]
-    return (settled, present) if present else None
+    if not present:
+        return None
+    # An empty slot whose bound is still ``settled`` may yet get a packet there: wait for it
+    # (a bound is the lowest timestamp a new packet may carry).
+    if any(not slot.queue and slot.next_timestamp() <= settled for slot in slots):
+        return None
+    return settled, present
 
 
 class DefaultPolicy:

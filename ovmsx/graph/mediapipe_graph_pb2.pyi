@@ -411,3 +411,63 @@ class RerankCalculatorOVOptions(_message.Message):
     plugin_config: str
     max_position_embeddings: int
     def __init__(self, models_path: _Optional[str] = ..., max_allowed_chunks: _Optional[int] = ..., max_length: _Optional[int] = ..., target_device: _Optional[str] = ..., plugin_config: _Optional[str] = ..., max_position_embeddings: _Optional[int] = ...) -> None: ...
+
+class FlowLimiterCalculatorOptions(_message.Message):
+    __slots__ = ("max_in_flight", "max_in_queue", "in_flight_timeout")
+    EXT_FIELD_NUMBER: _ClassVar[int]
+    ext: _descriptor.FieldDescriptor
+    MAX_IN_FLIGHT_FIELD_NUMBER: _ClassVar[int]
+    MAX_IN_QUEUE_FIELD_NUMBER: _ClassVar[int]
+    IN_FLIGHT_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    max_in_flight: int
+    max_in_queue: int
+    in_flight_timeout: int
+    def __init__(self, max_in_flight: _Optional[int] = ..., max_in_queue: _Optional[int] = ..., in_flight_timeout: _Optional[int] = ...) -> None: ...
+
+class PacketClonerCalculatorOptions(_message.Message):
+    __slots__ = ("output_only_when_all_inputs_received", "output_packets_only_when_all_inputs_received")
+    EXT_FIELD_NUMBER: _ClassVar[int]
+    ext: _descriptor.FieldDescriptor
+    OUTPUT_ONLY_WHEN_ALL_INPUTS_RECEIVED_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_PACKETS_ONLY_WHEN_ALL_INPUTS_RECEIVED_FIELD_NUMBER: _ClassVar[int]
+    output_only_when_all_inputs_received: bool
+    output_packets_only_when_all_inputs_received: bool
+    def __init__(self, output_only_when_all_inputs_received: bool = ..., output_packets_only_when_all_inputs_received: bool = ...) -> None: ...
+
+class GateCalculatorOptions(_message.Message):
+    __slots__ = ("empty_packets_as_allow", "allow")
+    EXT_FIELD_NUMBER: _ClassVar[int]
+    ext: _descriptor.FieldDescriptor
+    EMPTY_PACKETS_AS_ALLOW_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_FIELD_NUMBER: _ClassVar[int]
+    empty_packets_as_allow: bool
+    allow: bool
+    def __init__(self, empty_packets_as_allow: bool = ..., allow: bool = ...) -> None: ...
+
+class ConcatenateVectorCalculatorOptions(_message.Message):
+    __slots__ = ("only_emit_if_all_present",)
+    EXT_FIELD_NUMBER: _ClassVar[int]
+    ext: _descriptor.FieldDescriptor
+    ONLY_EMIT_IF_ALL_PRESENT_FIELD_NUMBER: _ClassVar[int]
+    only_emit_if_all_present: bool
+    def __init__(self, only_emit_if_all_present: bool = ...) -> None: ...
+
+class Range(_message.Message):
+    __slots__ = ("begin", "end")
+    BEGIN_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    begin: int
+    end: int
+    def __init__(self, begin: _Optional[int] = ..., end: _Optional[int] = ...) -> None: ...
+
+class SplitVectorCalculatorOptions(_message.Message):
+    __slots__ = ("ranges", "element_only", "combine_outputs")
+    EXT_FIELD_NUMBER: _ClassVar[int]
+    ext: _descriptor.FieldDescriptor
+    RANGES_FIELD_NUMBER: _ClassVar[int]
+    ELEMENT_ONLY_FIELD_NUMBER: _ClassVar[int]
+    COMBINE_OUTPUTS_FIELD_NUMBER: _ClassVar[int]
+    ranges: _containers.RepeatedCompositeFieldContainer[Range]
+    element_only: bool
+    combine_outputs: bool
+    def __init__(self, ranges: _Optional[_Iterable[_Union[Range, _Mapping]]] = ..., element_only: bool = ..., combine_outputs: bool = ...) -> None: ...

@@ -248,7 +248,12 @@ class GraphSession:
         self._loop = asyncio.get_running_loop()
         self._plan = plan
         self._side_packets = side_packets
+        self._pool = pool
         self._jobs = SerialJobs(pool)
+        # Process calls of slow user code running off the instance's thread (GraphRun's
+        # offload), so a cancelled stream can leave their threads to them.
+        self._detached: set[RunningJob] = set()
+        self._closing = False  # the client is done; end once detached calls are back
         self._on_packet = on_packet
         self._on_reject = on_reject
         self._on_end = on_end
@@ -271,15 +276,43 @@ class GraphSession:
         """The client is gone: stop at once. A job of the instance still running (a node
         that blocks) keeps its thread, and the pool gets a new one."""
         if not self._ended:
-            self._jobs.abandon_running(f"a graph stream of nodes {_labels(self._plan)}")
+            what = f"a graph stream of nodes {_labels(self._plan)}"
+            self._jobs.abandon_running(what)
+            for running in list(self._detached):
+                running.abandon(self._pool, what)
         self._jobs.submit(self._abort)
 
     # -- jobs (worker threads, one at a time) ----------------------------------------------
 
     def _instance(self) -> GraphRun:
         if self._run is None:
-            self._run = GraphRun(self._plan, self._side_packets, self._deliver)
+            self._run = GraphRun(self._plan, self._side_packets, self._deliver, self._offload)
         return self._run
+
+    def _offload(self, call: Callable, resume: Callable) -> None:
+        """Run a slow node's process call on the pool while the stream takes new requests;
+        its result goes back through the stream's jobs (see GraphRun)."""
+        running = RunningJob()
+        self._detached.add(running)
+
+        def work() -> None:
+            running.started()
+            try:
+                result = call()
+            finally:
+                running.ended()
+                self._detached.discard(running)
+            self._jobs.submit(lambda: self._resume(resume, result))
+
+        self._pool.submit(work)
+
+    def _resume(self, resume: Callable, result: object) -> None:
+        if self._ended or self._run is None:
+            return
+        resume(result)
+        self._continue(self._run)
+        if self._closing:
+            self._finish()
 
     def _feed(self, inputs: Sequence[tuple[str, object]], timestamp: int) -> None:
         if self._ended:
@@ -310,8 +343,11 @@ class GraphSession:
         if self._ended:
             return
         run = self._instance()
+        self._closing = True
         run.close_inputs()
         run.drain()
+        if run.busy and run.error is None:
+            return  # a detached call is still out: _resume finishes
         self._end(run.error)
 
     def _abort(self) -> None:

@@ -422,11 +422,13 @@ BROKEN_CALCULATOR_GRAPHS: dict[str, tuple[str, list[str], list[str]]] = {
         ["../calculators.py"],
         [
             'node "echo": unknown calculator "NobodyRegisteredThis" (known: ',
-            "Echo, EmbeddingsCalculatorOV, Fails, HttpLLMCalculator, ImageEcho, Inspect, "
-            "InspectStrict, OpenFails, OpenVINOInferenceCalculator, "
-            "OpenVINOModelServerSessionCalculator, Picky, PublishScale, "
-            "PyTensorOvTensorConverterCalculator, PythonExecutorCalculator, RequestEcho, "
-            "RerankCalculatorOV, Scale, WrongResponse)",
+            # The user's calculators and the built-in ones (MediaPipe's core ones among them).
+            " Echo, EmbeddingsCalculatorOV, ",
+            " InspectStrict, OpenFails, OpenVINOInferenceCalculator, ",
+            " PassThroughCalculator, ",
+            " PyTensorOvTensorConverterCalculator, PythonExecutorCalculator, RequestEcho, "
+            "RerankCalculatorOV, Scale, SidePacketToStreamCalculator, ",
+            " WrongResponse)",
         ],
     ),
     "name_taken": (

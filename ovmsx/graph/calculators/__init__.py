@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ovmsx.graph.calculator_registry import register_factory
+from ovmsx.graph.calculators.core import CORE_CALCULATORS
 from ovmsx.graph.calculators.openvino_inference import InferenceNode
 from ovmsx.graph.calculators.openvino_session import SessionNode
 from ovmsx.graph.calculators.pytensor_converter import ConverterNode
@@ -35,6 +36,8 @@ def _rerank_node(node, load):
     return RerankNode(node, load)
 
 
+# MediaPipe's general-purpose calculators (ovmsx/graph/calculators/core).
+BUILT_IN.update(CORE_CALCULATORS)
 BUILT_IN["HttpLLMCalculator"] = _llm_node
 BUILT_IN["EmbeddingsCalculatorOV"] = _embeddings_node
 BUILT_IN["RerankCalculatorOV"] = _rerank_node
