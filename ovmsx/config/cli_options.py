@@ -356,7 +356,8 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "--model_path",
         metavar="PATH",
-        help="model folder (version subfolders 1/, 2/, ...) or a model file, served as version 1",
+        help="model folder (version subfolders 1/, 2/, ...), local or s3://, gs://; "
+        "or a model file, served as version 1",
     )
     add("--batch_size", metavar="SIZE", help='batch size: a number, a range like 1:8, -1 or "auto"')
     add(

@@ -32,7 +32,8 @@ from ovmsx.config.version_policy import VersionPolicy
 log = logging.getLogger("ovmsx.config")
 
 REMOTE_PREFIXES = ("gs://", "s3://", "az://", "azfs://", "azure://")
-"""``base_path`` prefixes of cloud storage: kept in the config, not served by this release."""
+"""``base_path`` prefixes of cloud storage: ``s3://`` and ``gs://`` models are served from
+local copies (ovmsx/storage); Azure's prefixes are refused when the model loads."""
 
 # Keys in the OVMS schema up to 2026.2; OVMS 2026.3 removed stateful models and these with them.
 REMOVED_STATEFUL_KEYS = (
@@ -162,7 +163,8 @@ class ModelConfig(BaseModel):
     base_path: str | None = None
     """The model's folder (version subfolders ``1/``, ``2/``…) or a single model file; relative
     to the config file's folder. ``gs://``, ``s3://`` and ``az://`` URLs are kept as given (see
-    ``is_remote``). Absent: the folder named like the model, next to the config file."""
+    ``is_remote``; ovmsx/storage reads the first two). Absent: the folder named like the model,
+    next to the config file."""
 
     batch_size: Annotated[Dim | Literal["auto"] | None, PlainValidator(_batch_size)] = None
     """Batch dimension to reshape to: ``Dim.fixed(n)``, a range ``Dim(lo, hi)``, ``Dim(-1, -1)``

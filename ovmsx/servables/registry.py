@@ -43,6 +43,7 @@ from ovmsx.servables.model_version import ModelVersion, VersionState
 from ovmsx.servables.pipeline import Pipeline, Served
 from ovmsx.servables.reload import Reloader
 from ovmsx.status import StatusCode, StatusError, status_error
+from ovmsx.storage import CloudMirrors
 
 if TYPE_CHECKING:
     from ovmsx.metrics.serving_metrics import ServingMetrics
@@ -69,6 +70,8 @@ class ServableRegistry:
         self.updates = Reloader(self)
         """Brings the servables in line with a config (ovmsx/servables/reload.py)."""
         self._graphs_retiring: dict[asyncio.Task, Graph] = {}
+        self.mirrors = CloudMirrors()
+        """Local copies of the versions of models on s3:// and gs:// (ovmsx/storage)."""
 
     # -- loading: ``updates`` (ovmsx/servables/reload.py) decides what, these do it ---------
 
@@ -208,7 +211,7 @@ class ServableRegistry:
 
     async def unload(self) -> None:
         """Retire every graph (``finalize``), then every model version: waiting jobs fail,
-        running ones finish first."""
+        running ones finish first. Local copies of cloud versions are deleted last."""
         retiring = dict(self._graphs_retiring)  # replaced or removed, still draining
         for task in retiring:
             task.cancel()
@@ -231,6 +234,7 @@ class ServableRegistry:
                     await asyncio.to_thread(version.compiled.pool.close)
                     version.compiled = None
                 version.change(VersionState.END)
+        self.mirrors.close()  # the local copies of cloud versions go with them
 
     @property
     def dispatcher(self) -> InferenceDispatcher:

@@ -24,11 +24,12 @@ from ovmsx.config.mediapipe_config import MediapipeConfig
 from ovmsx.config.servables import Servables
 from ovmsx.servables import load_log
 from ovmsx.servables.graph_files import fingerprint
-from ovmsx.servables.model_version import ModelVersion
+from ovmsx.servables.model_version import ModelVersion, VersionState
 from ovmsx.servables.pipeline import Served
 from ovmsx.servables.reload_definitions import DefinitionUpdates
 from ovmsx.servables.reload_models import retire_removed, scan_models, update_model
 from ovmsx.status import StatusError
+from ovmsx.storage.mirrors import InUse
 
 if TYPE_CHECKING:
     from ovmsx.servables.registry import ServableRegistry
@@ -128,8 +129,23 @@ class Reloader:
             await served.close()
         for version, replaced in retiring:
             await registry.retire_version(version, replaced)
+        registry.mirrors.retain(_cloud_in_use(registry))
         for name, model in registry.models.items():
             now = model.default_number()
             if now != defaults.get(name):
                 load_log.default_version(name, defaults.get(name), now)
         return outcome
+
+
+def _cloud_in_use(registry: ServableRegistry) -> dict[str, InUse]:
+    """What each cloud model still uses once retired versions have ended: the local copies of
+    its other versions are deleted (ovmsx/storage)."""
+    in_use: dict[str, InUse] = {}
+    for name, model in registry.models.items():
+        config = model.config
+        if config is None or not config.is_remote or config.base_path is None:
+            continue
+        live = [v for v in model.versions.values() if v.state < VersionState.END]
+        files = [v.compiled.path for v in live if v.compiled is not None]
+        in_use[name] = (config.base_path, [v.version for v in live], files)
+    return in_use

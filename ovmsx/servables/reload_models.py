@@ -26,6 +26,7 @@ from ovmsx.status import StatusCode, StatusError, status_error
 
 if TYPE_CHECKING:
     from ovmsx.servables.registry import ServableRegistry
+    from ovmsx.storage import CloudMirrors
 
 log = logging.getLogger("ovmsx.models")
 
@@ -37,6 +38,9 @@ class VersionScan:
     folders: dict[int, Path] = field(default_factory=dict)
     error: StatusError | None = None
     signatures: dict[int, tuple] = field(default_factory=dict)  # of the failed versions' folders
+    unfetched: dict[int, StatusError] = field(default_factory=dict)
+    """Cloud versions whose copy could not be made (ovmsx/storage): listed as failed,
+    without retiring what serves."""
 
 
 @dataclass
@@ -45,13 +49,13 @@ class ModelChange:
     errors: list[StatusError] = field(default_factory=list)
 
 
-def scan(config: ModelConfig, failed: set[int], warn: bool) -> VersionScan:
-    """The version folders of ``config``'s model (blocking: call off the loop)."""
+def scan(config: ModelConfig, failed: set[int], warn: bool, mirrors: CloudMirrors) -> VersionScan:
+    """The version folders of ``config``'s model (blocking: call off the loop). A cloud model's
+    folders are local copies of its versions, fetched here (ovmsx/storage)."""
     if escapes(config.base_path):
         return VersionScan(error=escape_error(config.base_path, f"model {config.name}"))
     if config.local_path is None:
-        details = f"{config.base_path}: cloud storage is not supported"
-        return VersionScan(error=status_error(StatusCode.PATH_INVALID, details))
+        return _scan_cloud(config, warn, mirrors)
     try:
         folders = version_folders(config.local_path, warn)
     except StatusError as error:
@@ -60,8 +64,24 @@ def scan(config: ModelConfig, failed: set[int], warn: bool) -> VersionScan:
     return VersionScan(folders, signatures=signatures)
 
 
-def scan_all(wanted: Sequence[tuple[ModelConfig, set[int], bool]]) -> list[VersionScan]:
-    return [scan(config, failed, warn) for config, failed, warn in wanted]
+def _scan_cloud(config: ModelConfig, warn: bool, mirrors: CloudMirrors) -> VersionScan:
+    assert config.base_path is not None  # remote
+    try:
+        found = mirrors.scan(config.name, config.base_path, config.model_version_policy, warn)
+    except StatusError as error:
+        return VersionScan(error=error)
+    except Exception as error:  # a bug or a client library's surprise: report, serve the rest
+        log.exception("model %s: %s", config.name, config.base_path)
+        return VersionScan(error=status_error(StatusCode.INTERNAL_ERROR, repr(error)))
+    # The store's signatures, not the copies': a version that failed to load is tried again
+    # when its objects change in the store.
+    return VersionScan(found.folders, signatures=found.signatures, unfetched=found.unfetched)
+
+
+def scan_all(
+    wanted: Sequence[tuple[ModelConfig, set[int], bool]], mirrors: CloudMirrors
+) -> list[VersionScan]:
+    return [scan(config, failed, warn, mirrors) for config, failed, warn in wanted]
 
 
 def failed_versions(model: Model | None) -> set[int]:
@@ -132,7 +152,11 @@ async def update_model(
             model.failed_folders[number] = signature
         else:
             model.failed_folders.pop(number, None)
-    to_retire = [n for n in current if n not in wanted]
+    # A cloud version whose copy failed is listed as failed; what serves keeps serving.
+    for number, error in sorted(found.unfetched.items()):
+        if _unfetched(model, number, error, retry):
+            change.errors.append(error)
+    to_retire = [n for n in current if n not in wanted and n not in found.unfetched]
     for number in sorted(to_retire):
         version = model.versions[number]
         log.info("Will unload model: %s; version: %d ...", name, number)
@@ -141,6 +165,24 @@ async def update_model(
         retiring.append((version, False))
     change.changed = bool(to_load or to_retire)
     return change
+
+
+def _unfetched(model: Model, number: int, error: StatusError, retry: bool) -> bool:
+    """Record that version ``number``'s copy could not be made; False when nothing changed
+    (a version that serves, or the failure reported before, between config loads)."""
+    held = model.versions.get(number)
+    if held is not None and held.state < VersionState.UNLOADING:
+        serves = held.error is None
+        reported = not serves and held.error.message == error.message and not retry
+        if serves or reported:
+            return False
+    log.error("model %s version %d: not loaded, no local copy: %s", model.name, number, error)
+    version = ModelVersion(model.name, number)
+    version.error = error
+    version.change(VersionState.LOADING)  # OVMS's state for a version that failed to load
+    model.versions[number] = version
+    model.failed_folders[number] = ()  # unlike any listing: once fetched, it loads
+    return True
 
 
 def _retry(model: Model, number: int, found: VersionScan, retry: bool) -> bool:
@@ -185,4 +227,4 @@ async def scan_models(
         model = registry.models.get(config.name)
         quiet = not retry and model is not None and model.config == config
         wanted.append((config, failed_versions(model), not quiet))
-    return await asyncio.to_thread(scan_all, wanted)
+    return await asyncio.to_thread(scan_all, wanted, registry.mirrors)
