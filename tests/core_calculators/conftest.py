@@ -15,7 +15,7 @@ if str(_TESTS / "serving") not in sys.path:
     sys.path.insert(0, str(_TESTS / "serving"))
 
 import tritonclient.grpc as grpcclient  # noqa: E402
-from serving_process import ServerProcess, free_port  # noqa: E402
+from serving_process import ServerProcess, served  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -27,16 +27,8 @@ def graphs_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server(graphs_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """One server for every graph of core_served_graphs.py, on gRPC and REST."""
     config = write_graphs(graphs_root)
-    rest_port = free_port()
-    process = ServerProcess(["--config_path", str(config), "--rest_port", str(rest_port)],
-                            tmp_path_factory.mktemp("core_srv"))  # fmt: skip
-    process.rest_port = rest_port
-    try:
-        process.wait_ready()
+    with served(config, tmp_path_factory.mktemp("core_srv"), rest=True) as process:
         yield process
-    finally:
-        code = process.stop()
-    assert code == 0, process.log()
 
 
 @pytest.fixture(scope="module")

@@ -46,6 +46,7 @@ class ServerProcess:
         self.port = free_port()
         self.url = f"127.0.0.1:{self.port}"
         self.log_path = workdir / f"server-{self.port}.log"
+        self.rest_port: int | None = None  # set by ``served(rest=True)``
         command = [sys.executable, "-m", "ovmsx", *args]
         command += ["--port", str(self.port), "--grpc_bind_address", "127.0.0.1"]
         with self.log_path.open("wb") as log:
@@ -120,9 +121,15 @@ def served(
     workdir: Path,
     args: Sequence[str] = (),
     environment: Mapping[str, str] | None = None,
+    rest: bool = False,
 ) -> Iterator[ServerProcess]:
-    """A server on ``config`` while the block runs; it must then stop on SIGTERM with 0."""
+    """A server on ``config`` while the block runs; it must then stop on SIGTERM with 0.
+    With ``rest``, it also serves REST on a free port, ``process.rest_port``."""
+    rest_port = free_port() if rest else None
+    if rest_port is not None:
+        args = [*args, "--rest_port", str(rest_port)]
     process = ServerProcess(["--config_path", str(config), *args], workdir, environment)
+    process.rest_port = rest_port
     try:
         process.wait_ready()
         yield process

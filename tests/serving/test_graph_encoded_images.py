@@ -16,7 +16,7 @@ import tritonclient.grpc as grpcclient
 import tritonclient.http as httpclient
 from kserve_requests import assert_status, request, rpc_error
 from serving_graphs_tags import tag_graphs, write_graphs
-from serving_process import ServerProcess, free_port
+from serving_process import ServerProcess, served
 
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
 
@@ -24,16 +24,8 @@ INVALID = grpc.StatusCode.INVALID_ARGUMENT
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     config = write_graphs(tmp_path_factory.mktemp("image_graphs"), tag_graphs())
-    rest_port = free_port()
-    process = ServerProcess(["--config_path", str(config), "--rest_port", str(rest_port)],
-                            tmp_path_factory.mktemp("image_srv"))  # fmt: skip
-    process.rest_port = rest_port
-    try:
-        process.wait_ready()
+    with served(config, tmp_path_factory.mktemp("image_srv"), rest=True) as process:
         yield process
-    finally:
-        code = process.stop()
-    assert code == 0, process.log()
 
 
 def _picture(channels: int, dtype: type = np.uint8) -> np.ndarray:
