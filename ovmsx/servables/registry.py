@@ -211,7 +211,14 @@ class ServableRegistry:
 
     async def unload(self) -> None:
         """Retire every graph (``finalize``), then every model version: waiting jobs fail,
-        running ones finish first. Local copies of cloud versions are deleted last."""
+        running ones finish first. Local copies of cloud versions are deleted last, whatever
+        happened before."""
+        try:
+            await self._unload_servables()
+        finally:
+            self.mirrors.close()
+
+    async def _unload_servables(self) -> None:
         retiring = dict(self._graphs_retiring)  # replaced or removed, still draining
         for task in retiring:
             task.cancel()
@@ -234,7 +241,6 @@ class ServableRegistry:
                     await asyncio.to_thread(version.compiled.pool.close)
                     version.compiled = None
                 version.change(VersionState.END)
-        self.mirrors.close()  # the local copies of cloud versions go with them
 
     @property
     def dispatcher(self) -> InferenceDispatcher:
