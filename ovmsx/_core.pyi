@@ -83,7 +83,7 @@ class ModelSource:
     @property
     def model_info(self) -> dict[str, object] | None:
         """rt_info["model_info"] as nested dicts of strings, or None."""
-    def set_layouts(
+    def prepare_inputs(
         self,
         layouts: dict[str, tuple[str, str]],
         *,

@@ -131,7 +131,7 @@ void register_inference(py::module_& m) {
       .def_property_readonly("model_info", &model_info_dict,
                              "rt_info['model_info'] as nested dicts of strings, or None.")
       .def(
-          "set_layouts",
+          "prepare_inputs",
           [](ModelSource& source,
              const std::map<std::string, std::pair<std::string, std::string>>& layouts,
              std::optional<std::pair<std::string, std::string>> color,
@@ -140,7 +140,7 @@ void register_inference(py::module_& m) {
             InputSteps steps{std::move(color), std::move(element_types), std::move(mean),
                              std::move(scale)};
             py::gil_scoped_release release;
-            source.set_layouts(layouts, steps);
+            source.prepare_inputs(layouts, steps);
           },
           py::arg("layouts"), py::kw_only(), py::arg("color") = py::none(),
           py::arg("element_types") = py::none(), py::arg("mean") = py::none(),

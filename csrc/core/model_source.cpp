@@ -131,7 +131,7 @@ std::vector<PortInfo> ModelSource::outputs() const {
   return describe_ports(model->outputs());
 }
 
-void ModelSource::set_layouts(
+void ModelSource::prepare_inputs(
     const std::map<std::string, std::pair<std::string, std::string>>& layouts,
     const InputSteps& steps) {
   if (layouts.empty() && steps.empty()) {

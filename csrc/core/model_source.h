@@ -70,8 +70,8 @@ class ModelSource {
   // `steps` (the single-model preprocessing flags) go into the same PrePostProcessor, on the
   // model's only input: several inputs raise UNKNOWN_ERROR, a step OpenVINO refuses
   // MODEL_NOT_LOADED with its reason.
-  void set_layouts(const std::map<std::string, std::pair<std::string, std::string>>& layouts,
-                   const InputSteps& steps = {});
+  void prepare_inputs(const std::map<std::string, std::pair<std::string, std::string>>& layouts,
+                      const InputSteps& steps = {});
 
   // Per-input shapes: {name: dims}. Raises CONFIG_SHAPE_IS_NOT_IN_NETWORK for an unknown name
   // and RESHAPE_ERROR with OpenVINO's reason when the model cannot take the shape.

@@ -557,6 +557,9 @@ def _check(options: ServerOptions, args: argparse.Namespace) -> None:
         if getattr(args, flag) is not None and args.layout is None:
             raise UsageError(f"--{flag} parameter requires --layout to be set")
     if options.task is not None or options.text_generation is not None:
+        for flag in PREPROCESSING_FLAGS:
+            if getattr(args, flag) is not None:
+                raise UsageError(f"--{flag} applies to a model, not to a --task graph")
         if options.config_path is not None:
             raise UsageError("--task and its flags serve --model_path; they take no --config_path")
         try:

@@ -82,7 +82,14 @@ def read_servables(options: ServerOptions) -> ConfigRead:
         if graph is not None:
             return ConfigRead(None, servables_from([], [graph]))
         # A --model_path folder holding graph.pbtxt is served as a graph (graph_folders).
-        return ConfigRead(None, servables_from([single]))
+        servables = servables_from([single])
+        if single.preprocessing is not None and servables.folder_graphs:
+            log.warning(
+                "--mean, --scale, --color_format and --precision apply to a model; %s holds a "
+                "graph, which is served without them",
+                options.model_path,
+            )
+        return ConfigRead(None, servables)
     assert options.config_path is not None  # parse_options requires one of the two
     read = read_config(Path(options.config_path))
     if read.error is not None:

@@ -209,9 +209,9 @@ class ModelConfig(BaseModel):
     _preprocessing: Preprocessing | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any) -> None:
-        if isinstance(context, dict) and context.get("config_dir") is not None:
-            self._config_dir = Path(context["config_dir"])
         if isinstance(context, dict):
+            if context.get("config_dir") is not None:
+                self._config_dir = Path(context["config_dir"])
             self._preprocessing = context.get("preprocessing")
 
     @property

@@ -56,7 +56,7 @@ class Preprocessing:
     """(client's, model's) element type, OpenVINO names (``u8``, ``f32``…)."""
 
     def step_arguments(self) -> dict[str, object]:
-        """Keyword arguments of ``_core.ModelSource.set_layouts``."""
+        """Keyword arguments of ``_core.ModelSource.prepare_inputs``."""
         return {
             "color": self.color,
             "element_types": self.element_types,

@@ -248,8 +248,10 @@ class GraphRun:
             return
         for tag_index, bound in context.bounds:
             stream = node.outputs.get(tag_index)
-            if stream is not None:
-                self._advance(stream, bound)
+            if stream is None:  # as for a packet: a calculator bug, not to be ignored
+                self._fail(node, "INTERNAL", f"the node has no output stream {tag_index}")
+                return
+            self._advance(stream, bound)
         if not node.plan.calculator.own_bounds:
             for stream in node.outputs.values():
                 self._advance(stream, context.timestamp + 1)

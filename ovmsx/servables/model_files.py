@@ -28,6 +28,11 @@ _FORMATS: tuple[tuple[tuple[str, ...], str], ...] = (
 _SINGLE_FILES = (".xml", ".onnx", ".pdmodel", ".pdiparams", ".pb", ".tflite")
 
 
+def is_version_name(name: str) -> bool:
+    """Whether a folder name is a version number: a positive integer in decimal digits."""
+    return name.isdigit() and int(name) > 0
+
+
 def version_folders(base_path: Path, warn: bool = True) -> dict[int, Path]:
     """``{version: folder}`` of every numeric sub-folder of ``base_path``; ``{1: base_path}``
     when it is a model file. ``warn``: log the folders ignored (not on every poll)."""
@@ -42,7 +47,7 @@ def version_folders(base_path: Path, warn: bool = True) -> dict[int, Path]:
         raise status_error(StatusCode.PATH_INVALID, str(base_path))
     found: dict[int, Path] = {}
     for entry in base_path.iterdir():
-        if entry.is_dir() and entry.name.isdigit() and int(entry.name) > 0:
+        if entry.is_dir() and is_version_name(entry.name):
             found[int(entry.name)] = entry
         elif entry.is_dir() and warn:
             log.warning(

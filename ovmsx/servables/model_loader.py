@@ -239,7 +239,7 @@ def compile_version(
     path = model_file(folder)
     source = _core.ModelSource.read(str(path))
     steps = config.preprocessing.step_arguments() if config.preprocessing else {}
-    source.set_layouts(_layouts(config, source.inputs), **steps)
+    source.prepare_inputs(_layouts(config, source.inputs), **steps)
     source.reshape(_target_shapes(config, source.inputs))
     properties = config.plugin_config_strings()
     for key, value in compile_defaults.defaults_for(config.target_device).items():

@@ -19,7 +19,7 @@ from google.auth.exceptions import GoogleAuthError
 from google.cloud import storage
 from google.cloud.storage.retry import DEFAULT_RETRY
 
-from ovmsx.status import StatusCode, StatusError, status_error
+from ovmsx.status import StatusCode, status_error
 from ovmsx.storage.objects import StoredObject
 from ovmsx.storage.store import CALL_SECONDS
 from ovmsx.storage.url import StorageUrl
@@ -86,10 +86,8 @@ class GcsStore:
                 f"Invalid or missing GCS credentials, or directory does not exist - "
                 f"{url.text}: {error}",
             ) from None
-        except (api_errors.GoogleAPIError, OSError, ValueError) as error:
-            raise _failed_list(url, error) from None
-        except Exception as error:  # requests' connection errors are not GoogleAPIErrors
-            raise _failed_list(url, error) from None
+        except Exception as error:  # other API errors, and requests' connection errors
+            raise status_error(StatusCode.GCS_FAILED_LIST_OBJECTS, f"{url.text}: {error}") from None
 
     def fetch(self, url: StorageUrl, stored: StoredObject, target: Path) -> None:
         assert self._client is not None  # list succeeded first
@@ -107,7 +105,3 @@ class GcsStore:
             raise status_error(StatusCode.GCS_FILE_NOT_FOUND, f"{where} does not exist") from None
         except Exception as error:  # HTTP, connection and file errors alike
             raise status_error(StatusCode.GCS_FAILED_GET_OBJECT, f"{where}: {error}") from None
-
-
-def _failed_list(url: StorageUrl, error: Exception) -> StatusError:
-    return status_error(StatusCode.GCS_FAILED_LIST_OBJECTS, f"{url.text}: {error}")

@@ -39,8 +39,7 @@ class ModelMirror:
         self._current: dict[int, Copy] = {}  # the newest complete copy of each version
         self._older: list[Path] = []  # copies replaced by a newer fetch, maybe still in use
         self._closed = False  # once closed (the server stops), nothing is fetched again
-        self.failures: dict[int, str] = {}
-        """The last fetch failure of a version that has a copy, as reported (``mirrors``)."""
+        self._failures: dict[int, str] = {}  # the last failed fetch of a version, as logged
 
     def current(self, number: int) -> Copy | None:
         return self._current.get(number)
@@ -50,6 +49,7 @@ class ModelMirror:
         else a new one. Raises ``StatusError`` (nothing of the failed fetch is left)."""
         held = self._current.get(version.number)
         if held is not None and held.signature == version.signature:
+            self._failures.pop(version.number, None)
             return held.folder
         root = self._make_root()
         where = f"{self.url.text}/{version.number}"
@@ -63,8 +63,8 @@ class ModelMirror:
                 target = staging / path
                 if self._closed:  # closed while this fetch ran in its worker thread
                     raise status_error(StatusCode.FILESYSTEM_ERROR, f"{where}: server stopping")
-                for parent in reversed(target.relative_to(staging).parents[:-1]):
-                    (staging / parent).mkdir(mode=0o700, exist_ok=True)
+                # Inside the 0700 staging folder: the parents' own modes do not matter.
+                target.parent.mkdir(parents=True, exist_ok=True)
                 store.fetch(self.url, stored, target)
             folder = self._free_name(root, version.number)
             os.rename(staging, folder)
@@ -76,7 +76,15 @@ class ModelMirror:
         if held is not None:
             self._older.append(held.folder)
         self._current[version.number] = Copy(folder, version.signature)
+        self._failures.pop(version.number, None)
         return folder
+
+    def new_failure(self, number: int, message: str) -> bool:
+        """Record ``message`` as version ``number``'s last failed fetch; False when it was
+        the last one already (so a failure is logged once, not on every poll)."""
+        new = self._failures.get(number) != message
+        self._failures[number] = message
+        return new
 
     def retain(self, live: Collection[int], used: Collection[Path]) -> None:
         """Delete the copies of versions not ``live`` and the replaced copies no ``used`` model

@@ -81,7 +81,7 @@ class CloudMirrors:
                     found.unfetched[number] = error  # the reload reports it, as a version
                     continue
                 found.folders[number] = held.folder
-                if mirror.failures.get(number) != error.message:  # once, not every poll
+                if mirror.new_failure(number, error.message):
                     log.error(
                         "model %s version %d changed in the store but could not be fetched; "
                         "the copy fetched before stays: %s",
@@ -89,9 +89,6 @@ class CloudMirrors:
                         number,
                         error.message,
                     )
-                mirror.failures[number] = error.message
-            else:
-                mirror.failures.pop(number, None)
         return found
 
     def retain(self, in_use: Mapping[str, InUse]) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ovmsx.servables.model_files import is_version_name
+
 # The files OVMS copies from a cloud version folder; everything else stays in the store.
 _ACCEPTED_SUFFIXES = (
     ".bin",
@@ -71,7 +73,7 @@ def group_versions(
         folder, slash, path = rest.partition("/")
         if not slash:
             continue  # a file beside the version folders
-        if not (folder.isdigit() and int(folder) > 0):
+        if not is_version_name(folder):
             others.add(folder)
             continue
         files = by_number.setdefault(int(folder), [])

@@ -3,11 +3,15 @@ and where the flags may appear (single-model mode only; config.json has no such 
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 
 from ovmsx.config import ModelConfig
 from ovmsx.config.cli_options import parse_options
+from ovmsx.config.config_source import read_servables
 from ovmsx.config.errors import UsageError
 from ovmsx.config.preprocessing import Preprocessing, parse_preprocessing, parse_values
 from ovmsx.status import StatusCode, StatusError
@@ -117,3 +121,24 @@ def test_config_json_has_no_such_keys(key: str) -> None:
     with pytest.raises(ValidationError) as caught:
         ModelConfig.model_validate({"name": "m", "base_path": "/m", key: "1"})
     assert caught.value.errors()[0]["type"] == "extra_forbidden"
+
+
+def test_a_task_graph_takes_no_preprocessing() -> None:
+    with pytest.raises(UsageError) as caught:
+        parse_options([*SINGLE, "--task", "embeddings", "--precision", "uint8:fp32"])
+    assert str(caught.value) == "--precision applies to a model, not to a --task graph"
+
+
+def test_a_graph_folder_is_served_without_them_and_the_log_says_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "graph.pbtxt").write_text('input_stream: "in"\n')
+    argv = ["--model_name", "g", "--model_path", str(tmp_path), "--port", "9000"]
+    with caplog.at_level(logging.WARNING, logger="ovmsx.config"):
+        read = read_servables(parse_options([*argv, "--layout", "NC", "--mean", "1"]))
+    assert [graph.name for graph in read.servables.graphs] == ["g"]
+    assert f"{tmp_path} holds a graph, which is served without them" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="ovmsx.config"):
+        read_servables(parse_options(argv))
+    assert "served without them" not in caplog.text

@@ -41,7 +41,21 @@ class SlowNode(CalculatorNode):
         return Echo()
 
 
-EXTRA = {"Slow": SlowNode}
+class BoundsUnknownOutput(Calculator):
+    def process(self, context: CalculatorContext) -> None:
+        context.set_bound("NOPE:0", context.timestamp + 1)
+
+
+class BadBoundNode(CalculatorNode):
+    """Moves the bound of an output it does not have (a calculator bug)."""
+
+    own_bounds = True
+
+    def create(self) -> Calculator:
+        return BoundsUnknownOutput()
+
+
+EXTRA = {"Slow": SlowNode, "BadBound": BadBoundNode}
 
 
 def nodes_of(text: str):

@@ -93,3 +93,16 @@ def test_the_default_handler_waits_while_an_input_may_still_bring_a_packet() -> 
     assert graph.on("joined") == [(1, [1])]  # b's next packet is at 2: nothing more at 1
     graph.send("a", [3], 2)  # b had its packet at 2; a could still have brought one
     assert graph.on("joined") == [(1, [1]), (2, [3, 2])]
+
+
+def test_a_bound_on_an_output_the_node_lacks_fails_the_run() -> None:
+    text = """
+    input_stream: "in"
+    output_stream: "out"
+    node { name: "bad" calculator: "BadBound" input_stream: "IN:in" output_stream: "OUT:out" }
+    """
+    graph = Running(text)
+    graph.run.add_packet("in", 1, 1)
+    graph.run.drain()
+    assert graph.run.error is not None
+    assert "the node has no output stream NOPE:0" in graph.run.error.message

@@ -123,6 +123,20 @@ def test_gate_control_as_a_side_packet(allow: bool, passed) -> None:
     assert graph.on("out") == passed
 
 
+@pytest.mark.parametrize(
+    ("control", "message"),
+    [("yes", "ALLOW:0 got str, not a bool"), ([1, 0], "ALLOW:0 got list, not a bool")],
+)
+def test_gate_fails_the_run_naming_a_control_packet_that_is_not_a_bool(control, message) -> None:
+    graph = Running(gate())
+    graph.run.add_packet("data", "d", 1)
+    graph.run.add_packet("allow", control, 1)
+    graph.run.drain()
+    assert graph.run.error is not None
+    assert message in graph.run.error.message
+    assert graph.on("out") == []
+
+
 @pytest.mark.parametrize(("allow", "passed"), [(True, [(5, "d")]), (False, [])])
 def test_gate_without_control_follows_the_allow_option(allow: bool, passed) -> None:
     graph = Running(gate("", f"allow: {str(allow).lower()}"))

@@ -170,6 +170,15 @@ def test_a_loop_runs_its_body_once_per_element_and_collects_at_the_outer_timesta
     ]
 
 
+def test_a_loop_fails_the_run_naming_an_iterable_that_is_not_a_vector() -> None:
+    graph = Running(loop())
+    graph.run.add_packet("vector", tensor("x"), 100)
+    graph.run.add_packet("scale", "s100", 100)
+    graph.run.drain()
+    assert graph.run.error is not None
+    assert "ITERABLE carries Tensor, not a vector (list)" in graph.run.error.message
+
+
 def test_an_empty_vector_gives_no_packet_but_the_next_batch_goes_on() -> None:
     graph = Running(loop())
     graph.send("vector", [], 100)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ovmsx.graph import mediapipe_graph_pb2 as pb
 from ovmsx.graph.calculator import Calculator, CalculatorContext, CalculatorNode, GraphLoad
-from ovmsx.graph.calculators.core.node_checks import allow_only, options, untagged
+from ovmsx.graph.calculators.core.node_checks import options, untagged, untagged_only
 from ovmsx.graph.contract import contract_error
 from ovmsx.graph.graph_config import NodeConfig
 
@@ -35,8 +35,7 @@ class ConcatenateNode(CalculatorNode):
 
     def __init__(self, node: NodeConfig, load: GraphLoad) -> None:
         super().__init__(node, load)
-        allow_only(node, node.inputs, ("",), "input_stream")
-        allow_only(node, node.outputs, ("",), "output_stream")
+        untagged_only(node)
         if not node.inputs:
             raise contract_error(node, "it needs at least one input_stream")
         if len(node.outputs) != 1:

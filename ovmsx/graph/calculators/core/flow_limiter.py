@@ -66,7 +66,8 @@ class FlowLimiterNode(CalculatorNode):
                 node, 'it needs the "FINISHED" input_stream, a back edge from the limited part'
             )
         self.options = options(node, pb.FlowLimiterCalculatorOptions)
-        self.streams = len(frames)
+        # Output i carries input i's frames: both are ":i", built here, not per packet.
+        self.frames = tuple(f":{index}" for index in range(len(frames)))
         self.has_allow = bool(tagged(node.outputs, "ALLOW"))
 
     def create(self) -> Calculator:
@@ -77,7 +78,7 @@ class FlowLimiter(Calculator):
     def __init__(self, node: FlowLimiterNode) -> None:
         self._node = node
         self._max_in_flight = node.options.max_in_flight
-        self._queues: list[deque[tuple[int, object]]] = [deque() for _ in range(node.streams)]
+        self._queues: list[deque[tuple[int, object]]] = [deque() for _ in node.frames]
         self._in_flight: deque[int] = deque()  # timestamps let through, not FINISHED yet
         # Let-through timestamps auxiliary frames may still arrive at (bounded: an auxiliary
         # frame later than that many main frames is dropped).
@@ -97,9 +98,9 @@ class FlowLimiter(Calculator):
         if FINISHED in context.inputs:
             while self._in_flight and self._in_flight[0] <= now:
                 self._in_flight.popleft()
-        for index, queue in enumerate(self._queues):
-            if f":{index}" in context.inputs:
-                queue.append((now, context.inputs[f":{index}"]))
+        for tag_index, queue in zip(self._node.frames, self._queues, strict=True):
+            if tag_index in context.inputs:
+                queue.append((now, context.inputs[tag_index]))
         if ":0" in context.inputs:
             self._newest = now
             # Frames in flight for longer than the timeout (in stream time) are given up.
@@ -136,15 +137,14 @@ class FlowLimiter(Calculator):
         # Auxiliary frames go out only at timestamps the main stream let through. An auxiliary
         # frame may come after the main one it goes with, so an auxiliary output's bound
         # stays at its own newest frame.
-        for index in range(1, len(self._queues)):
-            queue = self._queues[index]
+        for tag_index, queue in zip(self._node.frames[1:], self._queues[1:], strict=True):
             newest = queue[-1][0] if queue else None
             while queue and queue[0][0] < decided:
                 stamp, frame = queue.popleft()
                 if stamp in self._passed:
-                    context.emit(f":{index}", frame, stamp)
+                    context.emit(tag_index, frame, stamp)
             if newest is not None:
-                context.set_bound(f":{index}", min(decided, newest + 1))
+                context.set_bound(tag_index, min(decided, newest + 1))
         if len(self._queues) == 1:
             self._passed.clear()
 

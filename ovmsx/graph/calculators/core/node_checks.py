@@ -14,11 +14,12 @@ from ovmsx import _core
 from ovmsx.graph.calculator import NodeFailure
 from ovmsx.graph.contract import contract_error
 from ovmsx.graph.graph_config import NodeConfig, StreamRef
+from ovmsx.graph.packet import MAX_TIMESTAMP, MIN_TIMESTAMP
 
 # MediaPipe's special timestamps (mediapipe/framework/timestamp.h), in ovmsx's int scale:
 # PreStream is just below the first packet timestamp, PostStream just above the last.
-PRE_STREAM = -(2**63) + 2
-POST_STREAM = 2**63 - 3
+PRE_STREAM = MIN_TIMESTAMP - 1
+POST_STREAM = MAX_TIMESTAMP + 1
 
 
 def untagged(refs: Iterable[StreamRef]) -> list[StreamRef]:
@@ -41,6 +42,12 @@ def allow_only(node: NodeConfig, refs: Iterable[StreamRef], tags: Iterable[str],
                 f'{what} "{ref}" has tag "{ref.tag}", which the calculator does not take '
                 f"(it takes {shown})",
             )
+
+
+def untagged_only(node: NodeConfig) -> None:
+    """Refuse any tagged input or output stream (vector calculators take untagged ones only)."""
+    allow_only(node, node.inputs, ("",), "input_stream")
+    allow_only(node, node.outputs, ("",), "output_stream")
 
 
 def options(node: NodeConfig, message_class: type):

@@ -25,6 +25,7 @@ from ovmsx.graph.calculators.core.node_checks import (
     POST_STREAM,
     PRE_STREAM,
     allow_only,
+    tagged,
     untagged,
 )
 from ovmsx.graph.contract import contract_error
@@ -49,8 +50,7 @@ class SidePacketToStreamNode(CalculatorNode):
                 "AT_TIMESTAMP tags is allowed and required to specify output stream(s).",
             )
         (self.mode,) = modes
-        ticks = [ref for ref in node.inputs if ref.tag == "TICK"]
-        if bool(ticks) != (self.mode in TICKED):
+        if bool(tagged(node.inputs, "TICK")) != (self.mode in TICKED):
             raise contract_error(
                 node,
                 "Either both TICK input and tick (AT_TICK/AT_FIRST_TICK) output should be used "
@@ -58,15 +58,14 @@ class SidePacketToStreamNode(CalculatorNode):
             )
         allow_only(node, node.inputs, ("TICK",), "input_stream")
         allow_only(node, node.input_side_packets, ("", "TIMESTAMP"), "input_side_packet")
-        stamps = [ref for ref in node.input_side_packets if ref.tag == "TIMESTAMP"]
-        if bool(stamps) != (self.mode == "AT_TIMESTAMP"):
+        if bool(tagged(node.input_side_packets, "TIMESTAMP")) != (self.mode == "AT_TIMESTAMP"):
             raise contract_error(
                 node,
                 "Either both TIMESTAMP input side packet and AT_TIMESTAMP output should be "
                 "used or none of them.",
             )
         values = untagged(node.input_side_packets)
-        outputs = sorted(node.outputs, key=lambda ref: ref.index)
+        outputs = tagged(node.outputs, self.mode)
         if len(values) != len(outputs):
             raise contract_error(
                 node,

@@ -21,7 +21,7 @@ from ovmsx.graph.calculator import (
     GraphLoad,
     NodeFailure,
 )
-from ovmsx.graph.calculators.core.node_checks import allow_only, options, untagged
+from ovmsx.graph.calculators.core.node_checks import options, untagged, untagged_only
 from ovmsx.graph.contract import contract_error
 from ovmsx.graph.graph_config import NodeConfig
 
@@ -39,8 +39,7 @@ class SplitNode(CalculatorNode):
 
     def __init__(self, node: NodeConfig, load: GraphLoad) -> None:
         super().__init__(node, load)
-        allow_only(node, node.inputs, ("",), "input_stream")
-        allow_only(node, node.outputs, ("",), "output_stream")
+        untagged_only(node)
         if len(node.inputs) != 1:
             raise contract_error(node, "it needs exactly one input_stream")
         settings = options(node, pb.SplitVectorCalculatorOptions)
