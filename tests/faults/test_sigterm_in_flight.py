@@ -68,12 +68,18 @@ def test_in_flight_requests_finish_after_sigterm(tmp_path: Path) -> None:
 
         def all_in_flight() -> bool:
             text = send(server.rest_port, "GET", "/metrics").body.decode()
-            # All three graph requests (unary gRPC, the stream, REST) have arrived, and work
-            # on the model and the graph is still going on.
+            # All three graph requests (unary gRPC, the stream, REST) have arrived, and so
+            # have the three calls of the slow model (two requests, one from the pipeline):
+            # running or waiting for its one infer request, or done. Work on the model and the
+            # graph is still going on. (A request the signal beats is refused, by design.)
             arrived = fw.metric(text, "ovms_requests_accepted", name="sleepy")
             models = fw.metric(text, "ovms_current_requests", name="slow")
+            model_calls = models + sum(
+                fw.metric(text, family, name="slow", method="ModelInfer")
+                for family in ("ovms_requests_success", "ovms_requests_fail")
+            )
             graphs = fw.metric(text, "ovms_current_graphs", name="sleepy")
-            return arrived >= 3 and models >= 1 and graphs >= 1
+            return arrived >= 3 and model_calls >= 3 and models >= 1 and graphs >= 1
 
         wait_until(all_in_flight, "every request in flight")
         server.process.send_signal(signal.SIGTERM)
