@@ -34,12 +34,12 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from types import FrameType
 
+from ovmsx.child_python import python_command
 from ovmsx.config.cli_options import ServerOptions
 from ovmsx.worker_role import WorkerRole
 
@@ -48,9 +48,6 @@ log = logging.getLogger("ovmsx.workers")
 EX_FAILURE = 1
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 POLL_SECONDS = 0.2
-# Imports ovmsx as an installed program does: `-c` puts the working directory first on
-# sys.path, where a source tree could shadow the installed package; drop it.
-_BOOTSTRAP = "import sys; del sys.path[0]; from ovmsx.cli import main; sys.exit(main())"
 
 
 def port_in_use(addresses: Sequence[str], port: int) -> str | None:
@@ -85,7 +82,7 @@ class Supervisor:
         served = [f"gRPC port {options.port}"] if options.port else []
         served += [f"REST port {options.rest_port}"] if options.rest_port else []
         self._served = ", ".join(served)
-        self._command = [sys.executable, "-c", _BOOTSTRAP, *argv]
+        self._command = python_command("ovmsx.cli", "main", *argv)
         self._own_cache: str | None = None
         if options.cache_dir is None:
             self._own_cache = tempfile.mkdtemp(prefix="ovmsx-model-cache-")

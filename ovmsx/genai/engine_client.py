@@ -21,9 +21,9 @@ import logging
 import os
 import socket
 import subprocess
-import sys
 import time
 
+from ovmsx.child_python import python_command
 from ovmsx.genai.engine_messages import EngineInfo, EngineRequest
 from ovmsx.genai.llm_options import EngineSettings
 from ovmsx.genai.wire import FrameReader, pack
@@ -149,7 +149,7 @@ class EngineClient:
     def _spawn(self) -> tuple[socket.socket, EngineInfo]:
         ours, theirs = socket.socketpair()
         try:
-            command = [sys.executable, "-m", "ovmsx.genai.engine_process", str(theirs.fileno())]
+            command = python_command("ovmsx.genai.engine_process", "main", str(theirs.fileno()))
             process = subprocess.Popen(
                 command, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL
             )

@@ -468,9 +468,10 @@ def _log_state(engine: Engine) -> None:
     )
 
 
-def main(argv: list[str]) -> int:
-    """``python -m ovmsx.genai.engine_process FD``: serve on the inherited socket ``FD``; the
-    first frame on it is the ``EngineSettings``."""
+def main(argv: list[str] | None = None) -> int:
+    """The engine process's entry (``python_command(__name__, "main", FD)``): serve on the
+    inherited socket ``FD``; the first frame on it is the ``EngineSettings``."""
+    argv = sys.argv if argv is None else argv
     sock = socket.socket(fileno=int(argv[1]))
     reader = FrameReader()
     settings = None
@@ -490,4 +491,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())
