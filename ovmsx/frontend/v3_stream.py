@@ -76,6 +76,7 @@ async def _send_whole(send, response: V3Response, extra: Sequence[tuple[bytes, b
     headers = [
         (b"content-type", response.content_type.encode("latin-1")),
         (b"content-length", str(len(body)).encode("latin-1")),
+        *((key.encode("latin-1"), value.encode("latin-1")) for key, value in response.headers),
         *extra,
     ]
     await send({"type": "http.response.start", "status": response.status, "headers": headers})

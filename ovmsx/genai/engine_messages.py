@@ -19,6 +19,11 @@ class EngineRequest:
     max_tokens: int | None = None
     """The request's max tokens, for the length check against the model's context."""
     skip_special_tokens: bool = True
+    echo: bool = False
+    """completions' ``echo``: with ``logprobs`` the prompt's tokens are scored too."""
+    grammar_checked: bool = False
+    """The server's grammar checker compiled its structured output (grammar_checker.py): the
+    engine need not probe it again."""
 
 
 @dataclass

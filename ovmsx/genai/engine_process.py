@@ -34,6 +34,7 @@ from pathlib import Path
 from ovmsx.genai.byte_level_text import ByteLevelText, StreamedText
 from ovmsx.genai.continuous_batching import continuous_batching_pipeline
 from ovmsx.genai.engine_messages import EngineInfo, EngineRequest
+from ovmsx.genai.genai_errors import genai_message
 from ovmsx.genai.generation_config import UNSET, request_config
 from ovmsx.genai.grammar_probe import GrammarProbe
 from ovmsx.genai.llm_options import EngineSettings
@@ -47,6 +48,7 @@ log = logging.getLogger("ovmsx.llm_executor")
 STATS_EVERY_STEPS = 10
 # OVMS's defaults for assisted (speculative, prompt-lookup) decoding.
 ASSISTANT_TOKENS = 5
+ASSISTED_FIELDS = ("num_assistant_tokens", "assistant_confidence_threshold", "max_ngram_size")
 PROMPT_LOOKUP_NGRAM = 3
 # The engine's niceness above the server's (OVMSX_ENGINE_NICE overrides it).
 ENGINE_NICE = 0
@@ -113,12 +115,12 @@ class Engine:
             if ids is None:
                 events.append(("error", request.id, config))
                 return
-            if request.max_tokens == 0:  # completions' echo alone: nothing to generate
+            if request.max_tokens == 0 and not config.echo:  # echo alone: nothing to run
                 events.extend(nothing_generated(request, ids.shape[1]))
                 return
             handle = self.pipeline.add_request(request.id, ids, config)
         except RuntimeError as error:  # GenerationConfig.validate() and add_request's checks
-            events.append(("error", request.id, first_line(error)))
+            events.append(("error", request.id, genai_message(error)))
             return
         self.active[request.id] = _Active(request, handle, ids.shape[1])
 
@@ -131,7 +133,11 @@ class Engine:
         if problem:
             return None, problem
         config = self._config(request)
-        if config.structured_output_config is not None:
+        if config.num_beams > 1 and config.stop_strings:
+            # Beam search breaks the pipeline when a stop string matches (the request's are
+            # refused at parsing; these came from generation_config.json).
+            return None, "stop strings cannot be used with beam search (best_of greater than 1)"
+        if config.structured_output_config is not None and not request.grammar_checked:
             if self._probe is None:
                 self._probe = GrammarProbe(self.genai, self.tokenizer)
             problem = self._probe.problem(config.structured_output_config)
@@ -153,7 +159,7 @@ class Engine:
         try:
             encoded = self.tokenizer.encode(request.texts, **options)
         except RuntimeError as error:
-            events.append(("error", request_id, first_line(error)))
+            events.append(("error", request_id, genai_message(error)))
             return
         ids = encoded.input_ids.data.tolist()
         mask = encoded.attention_mask.data.tolist()
@@ -199,6 +205,11 @@ class Engine:
         structured = fields.pop("structured_output", None)
         # OVMS's defaults for assisted decoding when the request sets neither knob.
         assisted = self.settings.draft is not None or self.settings.prompt_lookup
+        if not assisted:
+            # Without a draft model or prompt lookup these knobs mean nothing, and some make
+            # openvino-genai take the pipeline for an assisted one, whose step then throws.
+            for name in ASSISTED_FIELDS:
+                fields.pop(name, None)
         unset = fields.get("num_assistant_tokens") is None
         if assisted and unset and not fields.get("assistant_confidence_threshold"):
             fields["num_assistant_tokens"] = ASSISTANT_TOKENS
@@ -210,6 +221,9 @@ class Engine:
             # which is each such field's default anyway.
             if value != UNSET:
                 setattr(config, name, value)
+        # openvino-genai's echo returns the prompt's tokens and their log probabilities before
+        # the generated ones; only logprobs need it (the server echoes the prompt's text).
+        config.echo = request.echo and request.logprobs
         if structured is not None:
             config.structured_output_config = self.genai.StructuredOutputConfig(**structured)
         return config
@@ -321,8 +335,10 @@ class Engine:
         outputs = active.handle.read_all()
         choices = []
         completion = 0
+        echoed = active.prompt_tokens if active.request.echo and active.request.logprobs else 0
         for index, output in enumerate(outputs):
-            ids = list(output.generated_ids)
+            scored = list(output.generated_ids)
+            ids = scored[echoed:]
             completion += len(ids)
             skip = active.request.skip_special_tokens
             if skip and self.byte_text is not None:
@@ -336,9 +352,10 @@ class Engine:
             }
             if active.request.logprobs:
                 choice["tokens"] = [
-                    self.tokenizer.decode([i], skip_special_tokens=False) for i in ids
+                    self.tokenizer.decode([i], skip_special_tokens=False) for i in scored
                 ]
                 choice["logprobs"] = list(output.generated_log_probs)
+                choice["echoed"] = bool(echoed)
             choices.append(choice)
         return _usage(choices, active.prompt_tokens, completion)
 
@@ -351,6 +368,7 @@ class Engine:
             "scheduled_requests": 0 if idle else metrics.scheduled_requests,
             "cache_usage": metrics.cache_usage,
             "kv_cache_bytes": metrics.kv_cache_size_in_bytes,
+            "rss_bytes": resident_bytes(),
         }
 
 
@@ -363,6 +381,18 @@ _BASE_FIELDS = (
     "repetition_penalty", "presence_penalty", "frequency_penalty", "logprobs",
     "num_assistant_tokens", "assistant_confidence_threshold", "max_ngram_size",
 )  # fmt: skip
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def resident_bytes() -> int:
+    """This process's resident memory (for --engine_max_rss)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE
+    except OSError:
+        return 0
 
 
 def _config_fields(config) -> dict:
@@ -392,10 +422,6 @@ def nothing_generated(request: EngineRequest, prompt_tokens: int) -> list:
 
 def _usage(choices: list, prompt: int, completion: int) -> dict:
     return {"choices": choices, "prompt_tokens": prompt, "completion_tokens": completion}
-
-
-def first_line(error: Exception) -> str:
-    return str(error).strip()
 
 
 def serve(sock: socket.socket, settings: EngineSettings) -> int:
@@ -446,7 +472,7 @@ def serve(sock: socket.socket, settings: EngineSettings) -> int:
         try:
             engine.step()
         except Exception as error:
-            send(sock, ("fatal", f"generation failed: {first_line(error)}"))
+            send(sock, ("fatal", f"generation failed: {genai_message(error)}"))
             return 3
         engine.collect(events)
         if engine.steps % STATS_EVERY_STEPS == 0 and engine.steps and (engine.active or events):

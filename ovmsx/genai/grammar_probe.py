@@ -11,11 +11,12 @@ compile is refused with the compiler's message, and the probe, broken in turn, i
 
 from __future__ import annotations
 
-import re
 import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from ovmsx.genai.genai_errors import genai_message
 
 # Small enough to cost nothing, large enough for a one-token prompt and its answer.
 _HIDDEN = 8
@@ -112,15 +113,5 @@ class GrammarProbe:
             del handle
         except RuntimeError as error:
             self._pipeline = self._build()
-            return _compiler_message(error)
+            return genai_message(error)
         return None
-
-
-def _compiler_message(error: RuntimeError) -> str:
-    """The compiler's own words: the first line, without the source path it starts with."""
-    line = str(error).strip().splitlines()[0]
-    return _SOURCE_PREFIX.sub("", line, count=1)
-
-
-# "[13:17:25] /path/to/json_schema_converter.cc:898: " before the message.
-_SOURCE_PREFIX = re.compile(r"^.*?\.(?:cc|cpp|h|hpp):\d+: ")

@@ -75,7 +75,7 @@ class LLMNode(CalculatorNode):
     def retire(self) -> None:
         servable, self.servable = self.servable, None
         if servable is not None:
-            servable.engine.close()
+            servable.close()
 
     def create(self) -> Calculator:
         endpoints = "/v3/chat/completions or /v3/completions"

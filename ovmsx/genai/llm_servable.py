@@ -18,6 +18,7 @@ from ovmsx.genai.chat_template import ChatTemplate, TemplateError
 from ovmsx.genai.engine_client import EngineClient, EngineFailed, EngineUnavailable, Generation
 from ovmsx.genai.engine_messages import EngineInfo, EngineRequest
 from ovmsx.genai.generation_meter import GenerationMeter
+from ovmsx.genai.grammar_checker import GrammarChecker, GrammarUnchecked
 from ovmsx.genai.llm_options import RequestLimits
 from ovmsx.genai.llm_parsers import Parsers
 from ovmsx.genai.openai_request import (
@@ -32,7 +33,7 @@ from ovmsx.genai.responses_answer import response_events, whole_response
 from ovmsx.genai.responses_api import ResponseBuilder, ResponsesRequestError, translate_request
 from ovmsx.genai.tokenize_request import parse_tokenize, tokens_answer
 from ovmsx.genai.unary_result import unary_result
-from ovmsx.genai.v3_errors import V3Error, execution_error
+from ovmsx.genai.v3_errors import RETRY_AFTER_S, engine_failure, execution_error, unavailable
 
 
 class LLMServable:
@@ -49,6 +50,14 @@ class LLMServable:
         self.limits = limits
         self.info = info
         self.parsers = parsers or Parsers()
+        self.grammar = GrammarChecker(engine.settings.models_path)
+
+    def close(self) -> None:
+        """Stop the engine and the grammar checker (blocking: call from a worker thread)."""
+        try:
+            self.engine.close()
+        finally:
+            self.grammar.close()
 
     async def answer(
         self, endpoint: str, body: dict, node: str, meter: GenerationMeter
@@ -76,6 +85,7 @@ class LLMServable:
             guidance = self.parsers.guidance(request.tools, request.tools_required)
             if guidance is not None and "structured_output" not in request.config:
                 request.config["structured_output"] = guidance
+        grammar_checked = await self._check_grammar(request.config, node)
         engine_request = EngineRequest(
             id=0,
             prompt=prompt,
@@ -84,12 +94,14 @@ class LLMServable:
             stream=request.stream,
             logprobs=request.logprobs,
             max_tokens=request.max_tokens,
+            echo=request.echo,
             skip_special_tokens=skip_special_tokens,
+            grammar_checked=grammar_checked,
         )
         try:
             generation = self.engine.submit(engine_request)
         except EngineUnavailable as error:
-            raise V3Error(503, str(error)) from None
+            raise unavailable(str(error), RETRY_AFTER_S) from None
         if builder is not None:
             if not request.stream:
                 return await whole_response(generation, builder, parser, node, meter)
@@ -106,23 +118,37 @@ class LLMServable:
             generation, node, meter, lambda first: _chunks(generation, reply, node, meter, first)
         )
 
+    async def _check_grammar(self, config: dict, node: str) -> bool:
+        """Refuse structured output the engine could not compile, or not quickly enough
+        (grammar_checker.py); False when the engine must check it itself."""
+        structured = config.get("structured_output")
+        if structured is None:
+            return True
+        try:
+            problem = await self.grammar.problem(structured)
+        except GrammarUnchecked:
+            return False
+        if problem is not None:
+            raise execution_error(node, f"response_format cannot be followed: {problem}")
+        return True
+
     async def tokenize(self, body: dict, node: str) -> bytes:
         """``POST /v3/tokenize``: the prompt's token ids (tokenize_request.py)."""
         try:
-            request = parse_tokenize(body)
+            request = parse_tokenize(body, self.info.max_model_length)
         except RequestError as error:
             raise execution_error(node, str(error)) from None
         try:
             generation = self.engine.tokenize(request)
         except EngineUnavailable as error:
-            raise V3Error(503, str(error)) from None
+            raise unavailable(str(error), RETRY_AFTER_S) from None
         try:
             async for kind, data in generation:
                 if kind == "error":
                     raise execution_error(node, data)
                 return orjson.dumps(tokens_answer(request, data["rows"]))
         except EngineFailed as error:
-            raise execution_error(node, str(error), "INTERNAL") from None
+            raise engine_failure(node, str(error)) from None
         finally:
             generation.close()
         raise execution_error(node, "tokenization ended without a result", "INTERNAL")
@@ -159,7 +185,7 @@ async def _stream(
         first = await generation.__anext__()
     except EngineFailed as error:
         generation.close()
-        raise execution_error(node, str(error), "INTERNAL") from None
+        raise engine_failure(node, str(error)) from None
     except BaseException:  # cancelled: the client left before the engine took the request
         generation.close()
         raise
@@ -277,5 +303,8 @@ def _text_ready(
 
 
 def _stream_error(node: str, message: str) -> bytes:
-    """An error after the stream began: its JSON appended to the stream, as OVMS does."""
-    return orjson.dumps({"error": execution_error(node, message, "INTERNAL").message})
+    """An error after the stream began: an SSE event whose ``error`` object the OpenAI clients
+    raise (OVMS appends bare JSON, which an SSE client never sees, so a cut stream looked
+    complete). No ``[DONE]`` follows: the stream did not complete."""
+    error = {"message": execution_error(node, message, "INTERNAL").message, "type": "server_error"}
+    return b"data: " + orjson.dumps({"error": {**error, "param": None, "code": 500}}) + b"\n\n"

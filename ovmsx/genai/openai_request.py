@@ -19,6 +19,12 @@ from ovmsx.genai.llm_options import RequestLimits
 
 UINT32_MAX = 2**32 - 1
 MAX_STOP_STRINGS = 16
+# stream_options keys other servers' clients send (guidellm always sends vLLM's
+# continuous_usage_stats; the OpenAI API has include_obfuscation): accepted and ignored, where
+# OVMS refuses every key but include_usage.
+IGNORED_STREAM_OPTIONS = frozenset({"continuous_usage_stats", "include_obfuscation"})
+AUDIO_FORMATS = ("wav", "pcm16")
+MAX_ASSISTED_TOKENS = 256
 CHAT = "chat"
 COMPLETIONS = "completions"
 RESPONSES = "responses"
@@ -131,13 +137,15 @@ def _common(body: dict, request: GenerationRequest, limits: RequestLimits) -> No
         raise RequestError("Stream is not bool")
     request.stream = bool(stream)
 
-    if "stream_options" in body:
+    if _present(body, "stream_options"):
         options = body["stream_options"]
         if not request.stream:
             raise RequestError("stream_options provided, but stream not set to true")
         if not isinstance(options, dict):
             raise RequestError("stream_options is not an object")
         for key, value in options.items():
+            if key in IGNORED_STREAM_OPTIONS:
+                continue
             if key != "include_usage":
                 raise RequestError(
                     "Found unexpected stream options. Properties accepted in stream_options: "
@@ -167,6 +175,8 @@ def _common(body: dict, request: GenerationRequest, limits: RequestLimits) -> No
     _number(body, config, "frequency_penalty", -2.0, 2.0, "out of range(-2.0, 2.0)")
     _number(body, config, "presence_penalty", -2.0, 2.0, "out of range(-2.0, 2.0)")
     _number(body, config, "repetition_penalty")
+    if config.get("repetition_penalty", 1.0) <= 0:  # openvino-genai divides by it
+        raise RequestError("repetition_penalty must be greater than 0")
     _number(body, config, "length_penalty")
     _number(body, config, "temperature", 0.0, 2.0, "out of range(0.0, 2.0)")
     _number(body, config, "top_p", 0.0, 1.0, "out of range(0.0, 1.0)")
@@ -192,14 +202,15 @@ def _common(body: dict, request: GenerationRequest, limits: RequestLimits) -> No
     if _present(body, "stop"):
         stop = body["stop"]
         if isinstance(stop, str):
-            config["stop_strings"] = [stop]
+            if stop:
+                config["stop_strings"] = [stop]
         elif isinstance(stop, list):
             if len(stop) > MAX_STOP_STRINGS:
                 raise RequestError(f"stop array must have no more than {MAX_STOP_STRINGS} strings")
             if not all(isinstance(item, str) for item in stop):
                 raise RequestError("stop array contains non string element")
-            if stop:
-                config["stop_strings"] = list(stop)
+            if any(stop):  # an empty string is no stop string
+                config["stop_strings"] = [item for item in stop if item]
         else:
             raise RequestError("stop is not a string or array of strings")
 
@@ -238,15 +249,40 @@ def _common(body: dict, request: GenerationRequest, limits: RequestLimits) -> No
         request.n = value
         config["num_return_sequences"] = value
 
-    # Assisted decoding: OVMS reads these without checking their type; ovmsx takes numbers.
+    if best_of > 1 and config.get("stop_strings"):
+        # openvino-genai's beam search breaks its pipeline when a stop string matches.
+        raise RequestError("stop cannot be used with best_of greater than 1")
+
+    # Assisted decoding: OVMS reads these without checking their type; ovmsx takes numbers,
+    # bounded (each is a count of tokens the engine drafts or matches per step).
     for name in ("num_assistant_tokens", "max_ngram_size"):
         if _is_int(body.get(name)) and body[name] >= 0:
+            if body[name] > MAX_ASSISTED_TOKENS:
+                raise RequestError(f"{name} must not be greater than {MAX_ASSISTED_TOKENS}")
             config[name] = body[name]
     if _is_number(body.get("assistant_confidence_threshold")):
         config["assistant_confidence_threshold"] = float(body["assistant_confidence_threshold"])
 
     skip_special = _bool(body, "skip_special_tokens", "skip_special_tokens is not a bool")
     request.skip_special_tokens = skip_special is not False
+    _audio_output(body)
+
+
+def _audio_output(body: dict) -> None:
+    """``modalities`` and ``audio`` are checked as OVMS checks them; a text servable then
+    answers with text, as there."""
+    if _present(body, "modalities"):
+        modalities = body["modalities"]
+        if not isinstance(modalities, list):
+            raise RequestError("modalities is not an array")
+        if not all(isinstance(item, str) for item in modalities):
+            raise RequestError("modalities array must contain strings")
+    if _present(body, "audio"):
+        audio = body["audio"]
+        if not isinstance(audio, dict):
+            raise RequestError("audio is not an object")
+        if "format" in audio and audio["format"] not in AUDIO_FORMATS:
+            raise RequestError('audio.format must be "wav" or "pcm16"')
 
 
 def _check_limit(value: int, name: str, limits: RequestLimits) -> None:
@@ -274,6 +310,7 @@ def _completions(body: dict, request: GenerationRequest) -> None:
         request.config["logprobs"] = 1
     echo = _bool(body, "echo", "echo accepts values true or false")
     request.echo = bool(echo)
+    _response_format(body, request)
     if request.max_tokens == 0 and not request.echo:
         raise RequestError("max_tokens value should be greater than 0 unless echo is set")
 
@@ -286,16 +323,13 @@ def _chat(body: dict, request: GenerationRequest, limits: RequestLimits) -> None
             raise RequestError("logprobs are not supported in streaming mode.")
         request.logprobs = True
         request.config["logprobs"] = 1
-    if "max_completion_tokens" in body:
+    if _present(body, "max_completion_tokens"):
         value = _uint32(body["max_completion_tokens"], "max_completion_tokens")
         _check_limit(value, "max_completion_tokens", limits)
         request.max_tokens = value
     if request.max_tokens == 0:
         raise RequestError("max_tokens value should be greater than 0")
-    if _present(body, "response_format"):
-        structured = _structured_output(body["response_format"])
-        if structured is not None:
-            request.config["structured_output"] = structured
+    _response_format(body, request)
     request.tools = _tools(body)
     choice = body.get("tool_choice")
     request.tools_required = bool(request.tools) and (
@@ -312,6 +346,14 @@ def _chat(body: dict, request: GenerationRequest, limits: RequestLimits) -> None
                 raise RequestError("add_generation_prompt accepts values true or false")
             request.add_generation_prompt = value
         request.chat_template_kwargs = kwargs
+
+
+def _response_format(body: dict, request: GenerationRequest) -> None:
+    """Chat's ``response_format`` (OVMS reads it there only); completions take it too."""
+    if _present(body, "response_format"):
+        structured = _structured_output(body["response_format"])
+        if structured is not None:
+            request.config["structured_output"] = structured
 
 
 def _messages(body: dict) -> list[dict]:
@@ -333,7 +375,9 @@ def _messages(body: dict) -> list[dict]:
 
 
 def _message(message: dict) -> dict:
-    kept: dict = {}
+    """The message as its template sees it: OVMS's fields checked and normalised, other
+    fields (``recipient``, ``thinking``, ...) kept as sent, for templates that read them."""
+    kept = {key: value for key, value in message.items() if key not in _NORMALISED}
     for key in ("role", "tool_call_id", "name", "reasoning_content"):
         if isinstance(message.get(key), str):
             kept[key] = message[key]
@@ -356,6 +400,11 @@ def _message(message: dict) -> dict:
             calls.append({**call, "function": function})
         kept["tool_calls"] = calls
     return kept
+
+
+_NORMALISED = frozenset(
+    {"role", "tool_call_id", "name", "reasoning_content", "content", "tool_calls"}
+)
 
 
 def _content_parts(parts: list) -> str | None:

@@ -159,7 +159,10 @@ def _logprobs(choice: dict, chat: bool, request: GenerationRequest) -> dict:
             ]
         }
     offsets = []
-    position = len((request.prompt or "").encode("utf-8")) if request.echo else 0
+    # Offsets count from the start of the answer's text, which holds the echoed prompt; when
+    # the prompt's own tokens are listed (``echoed``), they start at 0.
+    echoed = request.echo and not choice.get("echoed")
+    position = len((request.prompt or "").encode("utf-8")) if echoed else 0
     for token in tokens:
         offsets.append(position)
         position += len(token.encode("utf-8"))

@@ -20,7 +20,8 @@ import openvino as ov
 import openvino_genai as genai
 
 from ovmsx.genai.engine_messages import EngineRequest
-from ovmsx.genai.engine_process import Engine, first_line, nothing_generated
+from ovmsx.genai.engine_process import Engine, nothing_generated, resident_bytes
+from ovmsx.genai.genai_errors import genai_message
 from ovmsx.genai.text_decoder import TextDecoder
 from ovmsx.genai.wire import FrameReader, receive, send
 
@@ -52,7 +53,12 @@ class StatefulEngine(Engine):
     def stats(self, idle: bool = False) -> dict:
         waiting = len(getattr(self, "_queue", ()))
         running = 1 if getattr(self, "_running", False) and not idle else 0
-        return {"requests": running + waiting, "scheduled_requests": running, "cache_usage": 0.0}
+        return {
+            "requests": running + waiting,
+            "scheduled_requests": running,
+            "cache_usage": 0.0,
+            "rss_bytes": resident_bytes(),
+        }
 
     # -- messages ----------------------------------------------------------------------------
 
@@ -86,7 +92,7 @@ class StatefulEngine(Engine):
         try:
             ids, config = self.prepare(request)
         except RuntimeError as error:
-            send(self._sock, [("error", request.id, first_line(error))])
+            send(self._sock, [("error", request.id, genai_message(error))])
             return
         if ids is None:
             send(self._sock, [("error", request.id, config)])
@@ -103,7 +109,7 @@ class StatefulEngine(Engine):
         try:
             self.pipeline.generate(inputs, config, run)
         except RuntimeError as error:
-            send(self._sock, [("error", request.id, first_line(error))])
+            send(self._sock, [("error", request.id, genai_message(error))])
             return
         if run.stopped:
             return  # the client left: nothing more to say

@@ -5,6 +5,11 @@
 ``pad_to_max_length``, ``add_special_tokens`` (true) and ``padding_side`` (``left``/``right``).
 The answer is ``{"tokens": [...]}``, nested when more than one text is sent; padding is left out
 unless ``pad_to_max_length`` asks for it.
+
+Beyond OVMS, ``max_length`` is bounded before it reaches openvino-genai's tokenizer, which takes
+it as a 32-bit length (2^31 crashes it, 2^32 wraps to nothing) and pads to it in memory (10^9
+padded tokens took 21 GB): at most 2^31 - 1, and with padding at most ``MAX_PADDED_TOKENS`` in
+all the texts' rows; padding without ``max_length`` pads to the model's context length.
 """
 
 from __future__ import annotations
@@ -12,6 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ovmsx.genai.openai_request import RequestError
+
+MAX_LENGTH = 2**31 - 1
+# ids and mask of this many tokens are 16 MB in the tokenizer, a few MB of JSON.
+MAX_PADDED_TOKENS = 1 << 20
 
 
 @dataclass
@@ -24,7 +33,10 @@ class TokenizeRequest:
     padding_side: str | None = None
 
 
-def parse_tokenize(body: dict) -> TokenizeRequest:
+def parse_tokenize(body: dict, model_max_length: int | None = None) -> TokenizeRequest:
+    """The request's fields; ``model_max_length`` (the model's context, when known) is what
+    ``pad_to_max_length`` pads to without a ``max_length`` (openvino-genai would pad to the
+    tokenizer's ``model_max_length``, often 10^30)."""
     if "text" not in body:
         raise RequestError("text field is required")
     text = body["text"]
@@ -52,6 +64,8 @@ def parse_tokenize(body: dict) -> TokenizeRequest:
             raise RequestError("max_length should be unsigned integer")
         if value == 0:
             raise RequestError("max_length should be greater than 0")
+        if value > MAX_LENGTH:
+            raise RequestError(f"max_length value can't be greater than {MAX_LENGTH}")
         request.max_length = value
     for name in ("pad_to_max_length", "add_special_tokens"):
         if name in body:
@@ -65,6 +79,18 @@ def parse_tokenize(body: dict) -> TokenizeRequest:
         if side not in ("left", "right"):
             raise RequestError("padding_side should be either left or right")
         request.padding_side = side
+    if request.pad_to_max_length and request.max_length is None:
+        if model_max_length is None:
+            raise RequestError("pad_to_max_length needs max_length: the model's length is unknown")
+        request.max_length = model_max_length
+    if request.pad_to_max_length:
+        padded = request.max_length * len(texts)
+        if padded > MAX_PADDED_TOKENS:
+            raise RequestError(
+                f"max_length with pad_to_max_length asks for {padded} tokens "
+                f"({len(texts)} texts of {request.max_length}); at most {MAX_PADDED_TOKENS} "
+                "are served"
+            )
     return request
 
 

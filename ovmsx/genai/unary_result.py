@@ -4,7 +4,7 @@ OVMS's words (shared by chat/completions and the Responses API)."""
 from __future__ import annotations
 
 from ovmsx.genai.engine_client import EngineFailed, Generation
-from ovmsx.genai.v3_errors import execution_error
+from ovmsx.genai.v3_errors import engine_failure, execution_error
 
 
 async def unary_result(generation: Generation, node: str) -> dict:
@@ -19,7 +19,7 @@ async def unary_result(generation: Generation, node: str) -> dict:
             if kind == "error":
                 raise execution_error(node, data)
     except EngineFailed as error:
-        raise execution_error(node, str(error), "INTERNAL") from None
+        raise engine_failure(node, str(error)) from None
     finally:
         generation.close()
     raise execution_error(node, "the generation ended without a result", "INTERNAL")

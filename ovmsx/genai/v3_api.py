@@ -34,7 +34,7 @@ from ovmsx.genai.generation_meter import GenerationMeter
 from ovmsx.genai.llm_node import LLMNode
 from ovmsx.genai.openai_request import CHAT, COMPLETIONS, RESPONSES
 from ovmsx.genai.rerank_node import RerankNode
-from ovmsx.genai.v3_errors import V3Error, invalid_json
+from ovmsx.genai.v3_errors import RETRY_AFTER_S, V3Error, invalid_json, unavailable
 from ovmsx.graph.calculator import CalculatorNode
 from ovmsx.in_flight import InFlight
 from ovmsx.metrics.families import REST, STREAM, UNARY
@@ -66,6 +66,9 @@ _WRONG_ENDPOINT = (
 V3_NODES = (LLMNode, EmbeddingsNode, RerankNode)
 # A graph still loading is waited for this long before the request is refused, as OVMS does.
 NOT_LOADED_WAIT_S = 0.5
+# A loaded graph whose engine restarts (2-4 s) is waited for this long, then answered 503.
+RESTART_WAIT_S = 5.0
+RESTART_POLL_S = 0.05
 
 
 @dataclass
@@ -73,6 +76,8 @@ class V3Response:
     status: int
     body: bytes | AsyncIterator[bytes]
     content_type: str = JSON
+    headers: tuple[tuple[str, str], ...] = ()
+    """More headers of a whole answer (``Retry-After`` of a 503)."""
 
 
 def is_v3_path(path: str) -> bool:
@@ -84,7 +89,7 @@ def is_v3_path(path: str) -> bool:
 
 
 def error_response(error: V3Error) -> V3Response:
-    return V3Response(error.status, orjson.dumps({"error": error.message}))
+    return V3Response(error.status, orjson.dumps({"error": error.message}), headers=error.headers)
 
 
 class V3App:
@@ -200,6 +205,8 @@ class V3App:
         graph = self._registry.graphs.get(name)
         if graph is None:
             raise V3Error(404, render(StatusCode.MEDIAPIPE_DEFINITION_NAME_MISSING))
+        if graph.state is VersionState.AVAILABLE and not graph.available:
+            graph = await self._restarted(name)
         if not graph.available:
             await asyncio.sleep(NOT_LOADED_WAIT_S)
             graph = self._registry.graphs.get(name)
@@ -218,6 +225,23 @@ class V3App:
             f"graph {name} does not serve the OpenAI-compatible API (it has no "
             "HttpLLMCalculator, EmbeddingsCalculatorOV or RerankCalculatorOV node)",
         )
+
+    async def _restarted(self, name: str):
+        """A loaded graph whose engine is restarting (it died or wedged): wait a bounded time
+        for it to come back; still down, that is a 503 with ``Retry-After``, not OVMS's 500
+        for a graph that never loaded."""
+        deadline = time.monotonic() + RESTART_WAIT_S
+        while True:
+            await asyncio.sleep(RESTART_POLL_S)
+            graph = self._registry.graphs.get(name)
+            if graph is None:
+                raise V3Error(404, render(StatusCode.MEDIAPIPE_DEFINITION_NAME_MISSING))
+            if graph.state is not VersionState.AVAILABLE or graph.available:
+                return graph
+            if time.monotonic() > deadline:
+                raise unavailable(
+                    f"{name} is restarting its engine; retry in {RETRY_AFTER_S} s", RETRY_AFTER_S
+                )
 
 
 def _parse(body: bytes, path: str) -> dict:

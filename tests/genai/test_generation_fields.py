@@ -42,12 +42,32 @@ def test_completions_logprobs_and_echo(llm: RestProcess) -> None:
     answer = client(llm).completions.create(model="scripted", prompt=prompt, logprobs=1, echo=True)
     choice = answer.choices[0]
     assert choice.text == prompt + SCRIPT
+    # With echo the prompt's tokens are scored too, as OpenAI's legacy completions do: the
+    # first has no log probability, and the offsets count from the echoed prompt's start.
     tokens = choice.logprobs.tokens
-    assert len(tokens) == len(choice.logprobs.token_logprobs) == answer.usage.completion_tokens
+    scored = answer.usage.prompt_tokens + answer.usage.completion_tokens
+    assert len(tokens) == len(choice.logprobs.token_logprobs) == scored
+    assert "".join(tokens).startswith(prompt + "Pa")
     offsets = choice.logprobs.text_offset
-    assert offsets[0] == len(prompt.encode())
+    assert offsets[0] == 0
     assert offsets == sorted(offsets)
+    assert choice.logprobs.token_logprobs[0] is None
     assert all(value is None or value <= 0 for value in choice.logprobs.token_logprobs)
+
+
+def test_completions_echo_of_nothing_scores_the_prompt(llm: RestProcess) -> None:
+    """``max_tokens: 0`` with echo and logprobs: the prompt alone, with its tokens' scores."""
+    prompt = "Hello there"
+    answer = client(llm).completions.create(
+        model="readable", prompt=prompt, logprobs=1, echo=True, max_tokens=0
+    )
+    choice = answer.choices[0]
+    assert choice.text == prompt
+    assert answer.usage.completion_tokens == 0
+    values = choice.logprobs.token_logprobs
+    assert len(values) == len(choice.logprobs.tokens) == answer.usage.prompt_tokens > 1
+    assert values[0] is None
+    assert all(value < 0 for value in values[1:])
 
 
 def test_a_seed_repeats_a_sampled_answer(llm: RestProcess) -> None:

@@ -1,0 +1,141 @@
+"""Structured output checked before it reaches an LLM engine: bounded in size here, compiled
+within a time limit in a process of its own (grammar_process.py).
+
+A grammar is refused (HTTP 400, ``response_format cannot be followed: ...``) when its text is
+over ``MAX_GRAMMAR_BYTES``, when it does not compile, or when compiling it took longer than
+``compile_limit_s``: the engine compiles it again inside its step, and every stream on the LLM
+waits while it does, so that time is what one request may cost the others. A compile still
+running a second past that limit is killed, and the checker starts again for the next request.
+
+Checks run one at a time (the compiler's cache makes a repeated grammar cheap); the blocking
+socket work runs off the event loop. When the checker cannot start (a tokenizer it cannot read
+on its own), the engine checks the grammar itself as before (``EngineRequest.grammar_checked``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import select
+import socket
+import subprocess
+import threading
+
+from ovmsx.child_python import python_command
+from ovmsx.genai.wire import FrameReader, pack
+
+log = logging.getLogger("ovmsx.llm_calculator")
+
+MAX_GRAMMAR_BYTES = 128 * 1024
+COMPILE_LIMIT_S = float(os.environ.get("OVMSX_GRAMMAR_COMPILE_LIMIT_S", "1.0"))
+# A compile that runs this long past the limit is refused anyway: stop it then, so that one
+# request holds the checker for a bounded time.
+HARD_TIMEOUT_MARGIN_S = 1.0
+_START_TIMEOUT_S = 60.0
+
+
+class GrammarUnchecked(Exception):
+    """The checker is not available: the engine must check the grammar itself."""
+
+
+class GrammarChecker:
+    def __init__(
+        self,
+        models_path: str,
+        compile_limit_s: float = COMPILE_LIMIT_S,
+    ) -> None:
+        self.models_path = models_path
+        self.compile_limit_s = compile_limit_s
+        self.hard_timeout_s = compile_limit_s + HARD_TIMEOUT_MARGIN_S
+        self._lock = asyncio.Lock()
+        self._thread_lock = threading.Lock()
+        self._process: subprocess.Popen | None = None
+        self._sock: socket.socket | None = None
+        self._unusable: str | None = None
+
+    async def problem(self, structured: dict) -> str | None:
+        """Why ``structured`` (``StructuredOutputConfig`` keyword arguments) cannot be served,
+        or None. Raises ``GrammarUnchecked`` when the checker cannot run."""
+        size = sum(len(value) for value in structured.values() if isinstance(value, str))
+        if size > MAX_GRAMMAR_BYTES:
+            return f"its grammar is {size} bytes long, more than the {MAX_GRAMMAR_BYTES} served"
+        async with self._lock:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(None, self._check, structured)
+
+    def _check(self, structured: dict) -> str | None:
+        with self._thread_lock:
+            sock = self._started()
+            sock.sendall(pack(structured))
+            answer = self._answer(sock, self.hard_timeout_s)
+            if answer is None:
+                self._stop()
+                return (
+                    f"compiling its grammar took longer than {self.hard_timeout_s:g} s "
+                    f"(the limit is {self.compile_limit_s:g} s)"
+                )
+            problem, seconds = answer
+            if problem is not None:
+                return problem
+            if seconds > self.compile_limit_s:
+                return (
+                    f"compiling its grammar took {seconds:.2f} s, longer than the limit of "
+                    f"{self.compile_limit_s:g} s"
+                )
+            return None
+
+    def _started(self) -> socket.socket:
+        if self._unusable is not None:
+            raise GrammarUnchecked(self._unusable)
+        if self._sock is not None and self._process is not None and self._process.poll() is None:
+            return self._sock
+        self._stop()
+        ours, theirs = socket.socketpair()
+        try:
+            command = python_command(
+                "ovmsx.genai.grammar_process", "main", str(theirs.fileno()), self.models_path
+            )
+            self._process = subprocess.Popen(
+                command, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL
+            )
+        finally:
+            theirs.close()
+        self._sock = ours
+        answer = self._answer(ours, _START_TIMEOUT_S)
+        if answer is None or answer[0] != "ready":
+            reason = answer[1] if answer is not None and len(answer) > 1 else "no answer"
+            self._stop()
+            self._unusable = f"the grammar checker of {self.models_path} cannot start: {reason}"
+            log.warning("%s; the LLM engine checks grammars itself", self._unusable)
+            raise GrammarUnchecked(self._unusable)
+        return ours
+
+    @staticmethod
+    def _answer(sock: socket.socket, timeout_s: float):
+        """The next message, or None when none came within ``timeout_s`` or the process
+        died."""
+        reader = FrameReader()
+        while True:
+            ready, _, _ = select.select([sock], [], [], timeout_s)
+            if not ready:
+                return None
+            data = sock.recv(1 << 16)
+            if not data:
+                return None
+            messages = reader.feed(data)
+            if messages:
+                return messages[0]
+
+    def _stop(self) -> None:
+        sock, self._sock = self._sock, None
+        process, self._process = self._process, None
+        if sock is not None:
+            sock.close()
+        if process is not None:
+            process.kill()
+            process.wait()
+
+    def close(self) -> None:
+        with self._thread_lock:
+            self._stop()
