@@ -78,7 +78,8 @@ class LLMServable:
             raise execution_error(node, str(error)) from None
         parser = None
         skip_special_tokens = request.skip_special_tokens
-        if endpoint == CHAT:
+        # skip_special_tokens: false turns the tool and reasoning parsers off, as in OVMS.
+        if endpoint == CHAT and request.skip_special_tokens:
             parser = self.parsers.for_request(request.tools, prompt)
             if self.parsers.keeps_special_tokens(request.tools):
                 skip_special_tokens = False
@@ -111,7 +112,8 @@ class LLMServable:
                 meter,
                 lambda first: response_events(generation, builder, parser, node, meter, first),
             )
-        reply = Reply(request, parser)
+        # OVMS's stateful (LM) pipeline streams no opening {role} chunk; continuous batching does.
+        reply = Reply(request, parser, opening=self.engine.settings.pipeline != "LM")
         if not request.stream:
             return await _whole(generation, reply, node, meter)
         return await _stream(
@@ -240,7 +242,9 @@ async def _chunks(
     first: tuple[str, object],
 ) -> AsyncIterator[bytes]:
     try:
-        yield reply.opening()
+        opening = reply.opening()
+        if opening:
+            yield opening
         if reply.request.echo and reply.request.prompt:
             yield reply.text(0, reply.request.prompt)
         event: tuple[str, object] | None = first

@@ -26,11 +26,14 @@ class Reply:
     (chat only), text becomes content, ``reasoning_content`` and ``tool_calls``, and an answer
     that made calls finishes with ``"tool_calls"`` where it would have said ``"stop"``."""
 
-    __slots__ = ("_streams", "created", "id", "model", "object", "parser", "request")
+    __slots__ = ("_opening", "_streams", "created", "id", "model", "object", "parser", "request")
 
-    def __init__(self, request: GenerationRequest, parser: OutputParser | None = None) -> None:
+    def __init__(
+        self, request: GenerationRequest, parser: OutputParser | None = None, opening: bool = True
+    ) -> None:
         self.request = request
         self.parser = parser
+        self._opening = opening
         self._streams: dict[int, StreamParser] = {}
         self.created = int(time.time())
         chat = request.endpoint == CHAT
@@ -66,7 +69,9 @@ class Reply:
     # -- streaming -------------------------------------------------------------------------
 
     def opening(self) -> bytes:
-        """The first chunk: the assistant's role, no text yet."""
+        """The first chunk: the assistant's role, no text yet (empty: the stream has none)."""
+        if not self._opening:
+            return b""
         if self.request.endpoint == CHAT:
             delta: dict = {"index": 0, "delta": {"role": "assistant", "content": None}}
         else:

@@ -135,3 +135,13 @@ def test_assisted_decoding_gives_the_main_models_greedy_answer(
                 model="m", messages=QUESTION, temperature=0, extra_body=fields
             )
             assert answer.choices[0].message.content == SCRIPT
+
+
+def test_the_stateful_stream_has_no_opening_chunk(stateful: RestProcess) -> None:
+    """OVMS's stateful pipeline streams text from its first chunk on; continuous batching
+    opens with a role-only chunk."""
+    connection = open_stream(stateful, "scripted", max_tokens=8)
+    first = connection.getresponse().readline()
+    connection.close()
+    delta = json.loads(first.removeprefix(b"data: "))["choices"][0]["delta"]
+    assert delta.get("content"), delta

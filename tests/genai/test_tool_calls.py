@@ -195,3 +195,18 @@ def test_each_parser_reads_its_model_familys_call(parsing: RestProcess, family: 
     assert json.loads(call.function.arguments) == CALL_ARGUMENTS
     assert choice.finish_reason == "tool_calls"
     assert not choice.message.content
+
+
+def test_keeping_special_tokens_turns_the_parsers_off(parsing: RestProcess) -> None:
+    """``skip_special_tokens: false`` answers the model's text as it is, as OVMS does."""
+    for model in ("hermes", "thinker"):
+        answer = client(parsing).chat.completions.create(
+            model=model,
+            messages=QUESTION,
+            tools=TOOLS,
+            extra_body={"skip_special_tokens": False},
+        )
+        message = answer.choices[0].message
+        assert not message.tool_calls
+        assert getattr(message, "reasoning_content", None) is None
+        assert ("get_weather" if model == "hermes" else THINKING) in message.content
