@@ -18,11 +18,14 @@ import asyncio
 import logging
 import os
 import select
+import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 
 from ovmsx.child_python import python_command
+from ovmsx.genai.grammar_probe import FOLDER_PREFIX
 from ovmsx.genai.wire import FrameReader, pack
 
 log = logging.getLogger("ovmsx.llm_calculator")
@@ -53,6 +56,8 @@ class GrammarChecker:
         self._process: subprocess.Popen | None = None
         self._sock: socket.socket | None = None
         self._unusable: str | None = None
+        self._folder: str | None = None
+        """The probe model's folder, which a killed checker cannot remove itself."""
 
     async def problem(self, structured: dict) -> str | None:
         """Why ``structured`` (``StructuredOutputConfig`` keyword arguments) cannot be served,
@@ -91,10 +96,15 @@ class GrammarChecker:
         if self._sock is not None and self._process is not None and self._process.poll() is None:
             return self._sock
         self._stop()
+        self._folder = tempfile.mkdtemp(prefix=FOLDER_PREFIX)
         ours, theirs = socket.socketpair()
         try:
             command = python_command(
-                "ovmsx.genai.grammar_process", "main", str(theirs.fileno()), self.models_path
+                "ovmsx.genai.grammar_process",
+                "main",
+                str(theirs.fileno()),
+                self.models_path,
+                self._folder,
             )
             self._process = subprocess.Popen(
                 command, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL
@@ -135,6 +145,9 @@ class GrammarChecker:
         if process is not None:
             process.kill()
             process.wait()
+        folder, self._folder = self._folder, None
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
     def close(self) -> None:
         with self._thread_lock:

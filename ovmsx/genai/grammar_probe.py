@@ -20,6 +20,7 @@ from ovmsx.genai.genai_errors import genai_message
 
 # Small enough to cost nothing, large enough for a one-token prompt and its answer.
 _HIDDEN = 8
+FOLDER_PREFIX = "ovmsx-grammar-probe-"
 _BLOCKS = 16
 
 
@@ -78,14 +79,17 @@ def _probe_model(vocab: int):
 
 
 class GrammarProbe:
-    def __init__(self, genai, tokenizer) -> None:
+    def __init__(self, genai, tokenizer, folder: str | None = None) -> None:
+        """``folder``: where the probe's model is written, which the caller removes (a
+        process that may be killed cannot); by default a temporary folder of its own."""
         import openvino as ov
 
         self._genai = genai
         self._tokenizer = tokenizer
-        self._folder = tempfile.TemporaryDirectory(prefix="ovmsx-grammar-probe-")
+        self._own = None if folder else tempfile.TemporaryDirectory(prefix=FOLDER_PREFIX)
+        self._folder = folder or self._own.name
         vocab = len(tokenizer.get_vocab())
-        ov.save_model(_probe_model(vocab), Path(self._folder.name) / "openvino_model.xml")
+        ov.save_model(_probe_model(vocab), Path(self._folder) / "openvino_model.xml")
         self._prompt = tokenizer.encode("{", add_special_tokens=False).input_ids
         self._pipeline = self._build()
         self._next_id = 0
@@ -95,7 +99,7 @@ class GrammarProbe:
         scheduler.num_kv_blocks = _BLOCKS
         scheduler.max_num_batched_tokens = 64
         return self._genai.ContinuousBatchingPipeline(
-            self._folder.name, self._tokenizer, scheduler, "CPU"
+            self._folder, self._tokenizer, scheduler, "CPU"
         )
 
     def problem(self, structured_output) -> str | None:

@@ -21,11 +21,11 @@ from ovmsx.genai.grammar_probe import GrammarProbe
 from ovmsx.genai.wire import FrameReader, pack
 
 
-def serve(sock: socket.socket, models_path: str) -> int:
+def serve(sock: socket.socket, models_path: str, folder: str) -> int:
     try:
         import openvino_genai as genai
 
-        probe = GrammarProbe(genai, genai.Tokenizer(models_path))
+        probe = GrammarProbe(genai, genai.Tokenizer(models_path), folder)
     except Exception as error:
         sock.sendall(pack(("failed", f"{type(error).__name__}: {error}")))
         return 2
@@ -42,9 +42,9 @@ def serve(sock: socket.socket, models_path: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python_command(__name__, "main", FD, MODELS_PATH)``."""
+    """``python_command(__name__, "main", FD, MODELS_PATH, PROBE_FOLDER)``."""
     argv = sys.argv if argv is None else argv
-    return serve(socket.socket(fileno=int(argv[1])), argv[2])
+    return serve(socket.socket(fileno=int(argv[1])), argv[2], argv[3])
 
 
 if __name__ == "__main__":

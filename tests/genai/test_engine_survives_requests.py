@@ -201,10 +201,18 @@ def bounded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RestProc
     within 10 ms, on an LLM folder of its own (the 503 test moves it away)."""
     root = tmp_path_factory.mktemp("bounded")
     folder = llm_servable(root / "bounded", max_tokens_limit=4000)
-    environment = {"OVMSX_ENGINE_MAX_REQUESTS": "4", "OVMSX_GRAMMAR_COMPILE_LIMIT_S": "0.01"}
+    temporary = root / "tmp"
+    temporary.mkdir()
+    environment = {
+        "OVMSX_ENGINE_MAX_REQUESTS": "4",
+        "OVMSX_GRAMMAR_COMPILE_LIMIT_S": "0.01",
+        "TMPDIR": str(temporary),
+    }
     command = ["--model_name", "bounded", "--model_path", str(folder)]
     with rest_served(command, root, environment=environment) as server:
         yield server, folder
+    # The grammar checker's probe model is gone with the server (the checker is killed).
+    assert not list(temporary.glob("ovmsx-grammar-probe-*"))
 
 
 def test_a_grammar_slow_to_compile_is_refused(bounded) -> None:
