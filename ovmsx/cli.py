@@ -77,6 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"ovmsx: {error}", file=sys.stderr)
         return EX_USAGE
+    # The LLM engines' clients, in this process and in the workers, read their bounds there.
+    options.engine_limits.export()
     if options.version:
         print(f"ovmsx {__version__}")
         print(f"OpenVINO backend {_core.openvino_version()}")

@@ -29,6 +29,7 @@ from ovmsx.config.model_config import REMOTE_PREFIXES, ModelConfig
 from ovmsx.config.preprocessing import FLAGS as PREPROCESSING_FLAGS
 from ovmsx.config.preprocessing import Preprocessing, parse_preprocessing
 from ovmsx.frontend.memory_budget import DEFAULT_QUOTA
+from ovmsx.genai.engine_limits import EngineLimits, parse_size
 from ovmsx.genai.task_graph import (
     TEXT_GENERATION,
     EncoderFlags,
@@ -170,6 +171,8 @@ class ServerOptions:
     precision: str | None = None
     """``--mean``, ``--scale``, ``--color_format``, ``--precision`` as given; parsed by
     ``single_model_config`` (config/preprocessing.py)."""
+    engine_limits: EngineLimits = dataclasses.field(default_factory=EngineLimits)
+    """``--engine_max_rss``, ``--engine_max_requests``: when an LLM engine is replaced."""
     api_key: str = ""
     """The key ``/v3`` requests must carry: ``--api_key_file``'s first line (trailing blanks
     trimmed), else the ``API_KEY`` environment variable; "" = no check."""
@@ -349,6 +352,19 @@ def build_parser() -> argparse.ArgumentParser:
         const=True,
         help="generative AI option, accepted and ignored",
     )
+    engines = parser.add_argument_group("LLM engines (beyond OVMS)")
+    engines.add_argument(
+        "--engine_max_rss",
+        type=_size,
+        metavar="SIZE",
+        help="replace an LLM engine whose memory passes SIZE (MiB, or 512M, 4G), losing no request",
+    )
+    engines.add_argument(
+        "--engine_max_requests",
+        type=as_uint,
+        metavar="N",
+        help="replace an LLM engine after N generations, losing no request",
+    )
     add_task_flags(parser)
     model = parser.add_argument_group("single model options (instead of --config_path)")
     add = model.add_argument
@@ -496,7 +512,15 @@ def _options(args: argparse.Namespace) -> ServerOptions:
         task=args.task,
         text_generation=_text_generation_flags(args),
         encoder=_encoder_flags(args),
+        engine_limits=EngineLimits(args.engine_max_rss, args.engine_max_requests or None),
     )
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except (ValueError, IndexError):
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 4096, 512M, 4G)") from None
 
 
 def _given(flags_class, args: argparse.Namespace) -> dict:

@@ -44,6 +44,13 @@ class EngineLimits:
             max_requests=int(requests) if requests else None,
         )
 
+    def export(self) -> None:
+        """Set the environment ``from_environment`` reads (flags given only)."""
+        if self.max_rss_bytes is not None:
+            os.environ[RSS_ENV] = f"{self.max_rss_bytes / (1 << 20):g}"
+        if self.max_requests is not None:
+            os.environ[REQUESTS_ENV] = str(self.max_requests)
+
     def exceeded(self, rss_bytes: int, requests: int) -> str | None:
         """Why an engine of this resident size that took this many requests is replaced."""
         if self.max_rss_bytes is not None and rss_bytes > self.max_rss_bytes:

@@ -293,3 +293,19 @@ def test_an_engine_that_cannot_come_back_answers_503(bounded) -> None:
         timeout=60,
         log=server.log,
     )
+
+
+def test_an_engine_past_its_memory_bound_is_replaced(tmp_path: Path) -> None:
+    """``--engine_max_rss`` below any engine's size: the first engine is replaced once it has
+    served a while, and every request on the way is answered."""
+    folder = llm_servable(tmp_path / "grown", max_tokens_limit=4000)
+    command = ["--model_name", "grown", "--model_path", str(folder), "--engine_max_rss", "1M"]
+    with rest_served(command, tmp_path) as server:
+        statuses = []
+        while "passed --engine_max_rss" not in server.log() or len(engine_pids(server)) < 2:
+            body = {"model": "grown", "prompt": "hello", "max_tokens": 20, "stream": True}
+            reply = post(server, "/v3/completions", body)
+            statuses.append(reply.status if reply.body.endswith(b"data: [DONE]\n\n") else -1)
+            assert len(statuses) < 2000, server.log()
+        assert set(statuses) == {200}
+        assert "stopped (exit code" not in server.log()
