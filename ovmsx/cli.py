@@ -63,6 +63,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     other = None
     held = log_format.HeldRecords()
+    if role is None and {"-h", "--help"} & set(argv):  # whatever mode the other flags ask
+        from ovmsx.pull.mode_args import help_text
+
+        print(help_text(), end="")
+        return 0
     try:
         if role is None:  # workers get the serving command line, without the pull's flags
             other = _other_mode(argv)

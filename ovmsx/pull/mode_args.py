@@ -133,6 +133,43 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The pull and config-management flags, as ``--help`` lists them after the serving flags.
+_MODE_HELP = {
+    "pull hf model (OVMS's pull mode; with --task the folder is served after the pull)": {
+        "--pull": "pull --source_model into --model_repository_path and exit",
+        "--source_model": "Hugging Face repository (OpenVINO/..., or a GGUF repository)",
+        "--gguf_filename": "the .gguf file of a GGUF repository",
+        "--overwrite_models": "pull again over a folder already there",
+        "--model_repository_path": "where pulled models go (OVMS_MODEL_REPOSITORY_PATH)",
+        "--weight-format": "precision of a conversion, which ovmsx prints for you to run",
+        "--extra_quantization_params": "options of that conversion",
+        "--source_loras": "LoRA adapters (refused: ovmsx does not pull them)",
+        "--vocoder": "a text-to-speech vocoder (refused: ovmsx does not pull one)",
+    },
+    "config management": {
+        "--list_models": "list the servables under --model_repository_path and exit",
+        "--add_to_config": "add --model_name/--model_path to --config_path's file and exit",
+        "--remove_from_config": "remove --model_name from --config_path's file and exit",
+    },
+}
+
+
+def help_text() -> str:
+    """``ovmsx --help``: the serving flags, then the pull and config-management modes'."""
+    parser = build_parser()
+    for title, flags in _MODE_HELP.items():
+        group = parser.add_argument_group(title)
+        for flag, text in flags.items():
+            if flag[2:] in _BARE:
+                group.add_argument(flag, action="store_true", help=text)
+            else:
+                group.add_argument(flag, metavar="VALUE", help=text)
+    return parser.format_help()
+
+
+_BARE = {"pull", "overwrite_models", "list_models", "add_to_config", "remove_from_config"}
+
+
 def _flag_or_path(text: str) -> bool | str:
     words = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
     return words.get(text.strip().lower(), text)

@@ -60,3 +60,14 @@ def test_a_missing_cpu_extension_is_ignored_with_one_warning(tmp_path: Path) -> 
     )
     assert log.count(warning) == 1
     assert "--cpu_extension" not in log.replace(warning, "")
+
+
+def test_help_lists_the_pull_and_config_flags_whatever_else_is_given() -> None:
+    for argv in (["--help"], ["--pull", "--help"], ["--list_models", "-h"]):
+        done = subprocess.run(
+            [str(OVMSX), *argv], capture_output=True, text=True, timeout=60, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        for flag in ("--config_path", "--source_model", "--pull", "--add_to_config"):
+            assert flag in done.stdout, (argv, flag)
+        assert "--engine_max_rss" in done.stdout
