@@ -75,8 +75,8 @@ _REST_ROWS = (
         500,
     ),
     ("REST_PROTO_TO_STRING_ERROR", "Response parsing to JSON error", 500),
-    # OVMS has this code (a request nested deeper than it takes); its message is ovmsx's.
-    ("JSON_NESTING_DEPTH_EXCEEDED", "JSON nesting depth exceeds the limit", 400),
+    # A request nested deeper than OVMS takes: OVMS answers it 500, with this text.
+    ("JSON_NESTING_DEPTH_EXCEEDED", "JSON nesting depth exceeds the allowed limit", 500),
     ("SERVER_NOT_READY", "Server is not ready", 503),
     # Generative AI (ovmsx/genai). OVMS has these codes; the LLM node messages are ovmsx's.
     ("LLM_NODE_MISSING_OPTIONS", "LLM node is missing its node_options", 500),

@@ -250,7 +250,7 @@ def _parse(body: bytes, path: str) -> dict:
     except orjson.JSONDecodeError:
         raise invalid_json("Cannot parse JSON body") from None
     if _core.json_depth_exceeded_at(body, MAX_DEPTH) >= 0:
-        raise invalid_json("JSON body exceeds maximum nesting depth")
+        raise V3Error(500, render(StatusCode.JSON_NESTING_DEPTH_EXCEEDED))
     if not isinstance(document, dict):
         raise invalid_json("JSON body must be an object")
     if "model" not in document:

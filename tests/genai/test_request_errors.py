@@ -125,7 +125,7 @@ ROUTING_ERRORS = [
     (b"{}", 412, "The file is not valid json - model field is missing in JSON body"),
     (b'{"model": 1}', 412, "The file is not valid json - model field is not a string"),
     (b'{"model": "scripted", "stream": 1}', 412, "The file is not valid json - stream field is not a boolean"),
-    (b"[" * 101 + b"]" * 101, 412, "The file is not valid json - JSON body exceeds maximum nesting depth"),
+    (b"[" * 101 + b"]" * 101, 500, "JSON nesting depth exceeds the allowed limit"),
     (b'{"model": "nope"}', 404, "Mediapipe graph definition with requested name is not found"),
 ]  # fmt: skip
 

@@ -19,7 +19,7 @@ Message = str | re.Pattern[str]
 PACE = 0.05
 
 JSON_INVALID = "The file is not valid json"
-NESTING = "JSON nesting depth exceeds the limit"
+NESTING = "JSON nesting depth exceeds the allowed limit"
 MESSAGE_STRUCTURE = (
     "Passing buffers both in ModelInferRequest::InferInputTensor::contents and in "
     "ModelInferRequest::raw_input_contents is not allowed"

@@ -259,8 +259,8 @@ JSON_ROWS: list[RestRow] = [
         412,
         json_error("Invalid value.", NAN.index(b"NaN") + 1),
     ),
-    RestRow("data-deep-nesting", "add_one", DEEP, 400, too_deep(DEEP_AT)),
-    RestRow("ignored-field-101-deep", "add_one", DEEP_IGNORED, 400, too_deep(DEEP_IGNORED_AT)),
+    RestRow("data-deep-nesting", "add_one", DEEP, 500, too_deep(DEEP_AT)),
+    RestRow("ignored-field-101-deep", "add_one", DEEP_IGNORED, 500, too_deep(DEEP_IGNORED_AT)),
     RestRow(
         "inputs-json-and-binary",
         "typed",
