@@ -142,14 +142,10 @@ class V3App:
         if self._api_key and headers.get("authorization") != f"Bearer {self._api_key}":
             raise V3Error(500, render(StatusCode.UNAUTHORIZED))
         content_type = headers.get("content-type", "")
-        if "application/json" not in content_type:
-            # OVMS then takes the graph name from the path (and finds none).
-            raise V3Error(
-                404,
-                "Mediapipe graph definition with requested name is not found - requests to "
-                "/v3 need Content-Type: application/json",
-            )
-        document = _parse(body, path)
+        if "application/json" in content_type:
+            document = _parse(body, path)
+        else:
+            document = self._named_by_path(path, body)
         name = document["model"]
         node, in_flight = await self._v3_node(name)
         # Held until the answer is complete: a reload retires the graph (and stops its engine)
@@ -171,6 +167,20 @@ class V3App:
             meter.end(True)
         # A stream counts its chunks and ends the call itself (llm_servable.AnswerStream).
         return response
+
+    def _named_by_path(self, path: str, body: bytes) -> dict:
+        """Without a JSON Content-Type OVMS takes the graph's name from the path, after its
+        first four characters (``/v3/NAME``); the body is then read as JSON all the same."""
+        name = path[4:]
+        if name not in self._registry.graphs:
+            raise V3Error(
+                404,
+                "Mediapipe graph definition with requested name is not found - requests to "
+                "/v3 need Content-Type: application/json",
+            )
+        document = _parse(body, path, need_model=False)
+        document["model"] = name  # the graph it is routed to
+        return document
 
     def _meter(self, name: str, stream: bool, release, llm: bool) -> GenerationMeter:
         observer = self._observer
@@ -221,7 +231,7 @@ class V3App:
             if isinstance(node, V3_NODES) and graph.plan is not None:
                 return node, graph.plan.in_flight
         raise V3Error(
-            400,
+            412,
             f"graph {name} does not serve the OpenAI-compatible API (it has no "
             "HttpLLMCalculator, EmbeddingsCalculatorOV or RerankCalculatorOV node)",
         )
@@ -244,7 +254,7 @@ class V3App:
                 )
 
 
-def _parse(body: bytes, path: str) -> dict:
+def _parse(body: bytes, path: str, need_model: bool = True) -> dict:
     try:
         document = orjson.loads(body)
     except orjson.JSONDecodeError:
@@ -253,9 +263,9 @@ def _parse(body: bytes, path: str) -> dict:
         raise V3Error(500, render(StatusCode.JSON_NESTING_DEPTH_EXCEEDED))
     if not isinstance(document, dict):
         raise invalid_json("JSON body must be an object")
-    if "model" not in document:
+    if "model" not in document and need_model:
         raise invalid_json("model field is missing in JSON body")
-    if not isinstance(document["model"], str):
+    if "model" in document and not isinstance(document["model"], str):
         raise invalid_json("model field is not a string")
     # Checked only where a stream is possible, as OVMS does.
     streamable = "completions" in path or "responses" in path

@@ -46,7 +46,8 @@ class OnlyOverV3(Calculator):
         )
 
     def process(self, context: CalculatorContext) -> None:
-        raise NodeFailure(self._message, "INVALID_ARGUMENT")
+        # OVMS fails such a request as a precondition (HTTP 412, gRPC FAILED_PRECONDITION).
+        raise NodeFailure(self._message, "FAILED_PRECONDITION")
 
 
 def encoder_folder(text: str, base_dir: Path, node: str) -> Path:

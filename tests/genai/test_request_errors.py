@@ -221,3 +221,21 @@ TOKENIZE_ERRORS = [
 def test_tokenize_errors(llm: RestProcess, fields: dict, message: str) -> None:
     reply = post(llm, "/v3/tokenize", {"model": "scripted", **fields})
     assert (reply.status, reply.error) == (400, NODE_FAILED + message)
+
+
+def test_a_request_without_content_type_is_routed_by_its_path(llm: RestProcess) -> None:
+    """OVMS takes the graph's name from ``/v3/NAME`` when the body is not declared JSON."""
+    body = json.dumps({"messages": MESSAGES, "max_tokens": 5})
+    reply = llm.request("POST", "/v3/scripted", body)
+    assert reply.status == 400  # the graph's node reads it: /v3/scripted is no endpoint of it
+    assert "Wrong endpoint" in reply.error
+    missing = llm.request("POST", "/v3/nowhere", body)
+    assert missing.status == 404
+    assert "requested name is not found" in missing.error
+
+
+def test_a_kserve_request_to_an_llm_graph_is_a_precondition_failure(llm: RestProcess) -> None:
+    document = {"inputs": [{"name": "input", "shape": [1], "datatype": "BYTES", "data": ["hi"]}]}
+    reply = llm.request("POST", "/v2/models/readable/infer", json.dumps(document))
+    assert reply.status == 412, reply.body
+    assert "serves the OpenAI-compatible API" in reply.body.decode()
