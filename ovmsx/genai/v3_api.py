@@ -33,6 +33,7 @@ from ovmsx.genai.encoder_answer import encoder_answer
 from ovmsx.genai.generation_meter import GenerationMeter
 from ovmsx.genai.llm_node import LLMNode
 from ovmsx.genai.openai_request import CHAT, COMPLETIONS, RESPONSES
+from ovmsx.genai.refusal_log import RefusalLog
 from ovmsx.genai.rerank_node import RerankNode
 from ovmsx.genai.v3_errors import RETRY_AFTER_S, V3Error, invalid_json, unavailable
 from ovmsx.graph.calculator import CalculatorNode
@@ -99,6 +100,7 @@ class V3App:
         self._registry = registry
         self._api_key = api_key
         self._observer = observer
+        self._refusals = RefusalLog()
 
     async def handle(
         self, method: str, path: str, headers: dict[str, str], body: bytes
@@ -111,6 +113,7 @@ class V3App:
                 raise V3Error(406, render(StatusCode.REST_UNSUPPORTED_METHOD))
             return await self._generate(path, headers, body)
         except V3Error as error:
+            self._refusals.refused(error.status, method, path, error.message)
             return error_response(error)
 
     # -- models ----------------------------------------------------------------------------

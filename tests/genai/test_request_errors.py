@@ -239,3 +239,26 @@ def test_a_kserve_request_to_an_llm_graph_is_a_precondition_failure(llm: RestPro
     reply = llm.request("POST", "/v2/models/readable/infer", json.dumps(document))
     assert reply.status == 412, reply.body
     assert "serves the OpenAI-compatible API" in reply.body.decode()
+
+
+def test_a_refusal_is_logged_with_its_status_path_and_reason(llm: RestProcess) -> None:
+    reply = post(llm, "/v3/chat/completions", {"model": "scripted", "messages": "nope"})
+    assert reply.status == 400
+    assert "Refused POST /v3/chat/completions: 400 " in llm.log()
+    assert "Messages are not an array" in llm.log()
+
+
+def test_refusals_are_logged_at_most_ten_a_second(caplog, monkeypatch) -> None:
+    from ovmsx.genai import refusal_log
+
+    now = [100.0]
+    monkeypatch.setattr(refusal_log.time, "monotonic", lambda: now[0])
+    limited = refusal_log.RefusalLog()
+    with caplog.at_level("INFO", logger="ovmsx.v3"):
+        for _ in range(25):
+            limited.refused(400, "POST", "/v3/completions", "prompt is missing")
+        now[0] += 1
+        limited.refused(400, "POST", "/v3/completions", "prompt is missing")
+    lines = [record.getMessage() for record in caplog.records]
+    assert len(lines) == 11
+    assert lines[-1].endswith("(15 more refusals not logged)")
