@@ -24,6 +24,8 @@ from jinja2 import nodes
 from jinja2.ext import Extension
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from ovmsx.genai.template_adapter import TemplateAdapter
+
 TOOL_TEMPLATE_FILE = Path("additional_chat_templates") / "tool_use.jinja"
 
 
@@ -78,6 +80,8 @@ class ChatTemplate:
         self.source = source
         self._template = environment.from_string(source) if source else None
         self._tool_template = environment.from_string(tool_source) if tool_source else None
+        self._adapter = TemplateAdapter(source or "")
+        self._tool_adapter = TemplateAdapter(tool_source or "")
 
     @property
     def available(self) -> bool:
@@ -90,19 +94,20 @@ class ChatTemplate:
         add_generation_prompt: bool,
         kwargs: dict,
     ) -> str:
-        template = self._template
+        template, adapter = self._template, self._adapter
         if tools and self._tool_template is not None:
-            template = self._tool_template
+            template, adapter = self._tool_template, self._tool_adapter
         if template is None:
             raise TemplateError(
-                "Error: Chat template not loaded correctly, so it cannot be applied"
+                "Failed to apply chat template. The model either does not have chat template "
+                "or has an invalid one."
             )
         arguments = {}
         if tools:
             arguments["tools"] = tools
         try:
             return template.render(
-                messages=messages,
+                messages=adapter.adapt(messages),
                 bos_token=self.bos,
                 eos_token=self.eos,
                 add_generation_prompt=add_generation_prompt,
