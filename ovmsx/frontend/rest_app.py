@@ -26,6 +26,7 @@ from ovmsx.frontend.rest_request import decode_request
 from ovmsx.frontend.rest_response import (
     EMPTY_OK,
     JSON,
+    JSON_UTF8,
     RestResponse,
     error_response,
     json_response,
@@ -91,7 +92,7 @@ class RestApp:
     async def _ready(self, found: Route, header: str | None, body: bytes):
         if not self._registry.initial_load_done:
             raise status_error(StatusCode.SERVER_NOT_READY)
-        return json_response({"ready": True})
+        return RestResponse(200, b'{"ready":true}', content_type=JSON_UTF8)
 
     async def _openapi_document(self, found: Route, header: str | None, body: bytes):
         if self._openapi is None:

@@ -15,6 +15,8 @@ import orjson
 from ovmsx.status import StatusCode, StatusError
 
 JSON = "application/json"
+# OVMS labels its readiness answers with the charset.
+JSON_UTF8 = "application/json; charset=utf-8"
 
 # Where OVMS's HTTP map (src/http_server.cpp) differs from the status table's HTTP column.
 _REST_HTTP = {

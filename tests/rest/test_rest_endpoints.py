@@ -26,6 +26,7 @@ def test_health(rest: RestProcess) -> None:
     ready = rest.request("GET", "/v2/health/ready")
     assert (live.status, live.json()) == (200, {"live": True})
     assert (ready.status, ready.json()) == (200, {"ready": True})
+    assert ready.headers["content-type"] == "application/json; charset=utf-8"  # as OVMS labels it
 
 
 def test_model_metadata(rest: RestProcess) -> None:
