@@ -185,10 +185,15 @@ def test_many_clients_at_once_get_their_own_scores(encoders, encoder_folders) ->
         return [item["relevance_score"] for item in sorted(found, key=lambda i: i["index"])]
 
     with ThreadPoolExecutor(12) as pool:
-        got = list(pool.map(one, queries))
-    for query, scores in zip(queries, got, strict=True):
-        expected, _ = expected_scores(encoder_folders["rerank"], query, DOCUMENTS)
-        np.testing.assert_allclose(scores, expected, rtol=1e-5)
+        got = np.array(list(pool.map(one, queries)))
+    folder = encoder_folders["rerank"]
+    expected = np.array([expected_scores(folder, query, DOCUMENTS)[0] for query in queries])
+    # Batched with other clients' rows, a row is padded differently than alone, which moves
+    # its float32 (or bf16, where the CPU has it) scores by up to ~1e-4: each answer must be
+    # that close to its own query's scores, and closer to them than to any other query's.
+    np.testing.assert_allclose(got, expected, rtol=5e-4)
+    distances = np.abs(got[:, None, :] - expected[None, :, :]).sum(axis=2)
+    assert list(distances.argmin(axis=1)) == list(range(len(queries)))
 
 
 def test_task_rerank_serves_a_folder_and_limits_its_chunks(encoder_folders, tmp_path) -> None:
