@@ -9,6 +9,11 @@ import sys
 import threading
 from collections.abc import Sequence
 
+# Read by grpcio when it is imported, below. ovmsx starts its children (workers, LLM engines)
+# with fork and exec; gRPC's fork handlers serve children that go on using gRPC without an
+# exec, and with the server's threads running they only print "skipping fork() handlers".
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+
 from ovmsx import __version__, _core, log_format
 from ovmsx.config.cli_options import ServerOptions, parse_options
 from ovmsx.config.config_source import read_servables

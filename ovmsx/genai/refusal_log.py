@@ -32,4 +32,5 @@ class RefusalLog:
         self._logged += 1
         skipped, self._skipped = self._skipped, 0
         more = f" ({skipped} more refusals not logged)" if skipped else ""
-        log.info("Refused %s %s: %d %s%s", method, path, status, message, more)
+        one_line = " ".join(message.split())  # MediaPipe's messages hold a line break
+        log.info("Refused %s %s: %d %s%s", method, path, status, one_line, more)
