@@ -27,7 +27,9 @@ from ovmsx.frontend.rest_context import RestContext
 from ovmsx.metrics.serving_metrics import ServingMetrics
 from ovmsx.metrics.settings import MetricsSettings
 from ovmsx.servables import compile_defaults
+from ovmsx.servables.config_status import statuses
 from ovmsx.servables.inference_dispatch import InferenceDispatcher
+from ovmsx.servables.model_version import VersionState
 from ovmsx.servables.registry import ServableRegistry
 from ovmsx.worker_role import WorkerRole
 
@@ -157,13 +159,43 @@ async def _start_frontends(
     return server, rest
 
 
-async def _load_then_watch(config: ConfigService, watcher: ConfigWatcher, worker: bool) -> None:
-    """The first load, then the file poller. A ``--grpc_workers`` process also loads a config
-    edited while it started (the other processes were told to reload before it listened)."""
+async def _load_then_watch(
+    config: ConfigService,
+    watcher: ConfigWatcher,
+    worker: bool,
+    single: ServableRegistry | None,
+    stop: asyncio.Event,
+) -> bool:
+    """The first load, then the file poller; False when the server must stop instead. A
+    ``--grpc_workers`` process also loads a config edited while it started (the other
+    processes were told to reload before it listened). ``single``: the registry of a server
+    started without a config file (``--model_path``), which stops if its servable failed."""
     await config.load_initial()
+    if single is not None and not _serves_anything(single):
+        # OVMS's model manager fails to start in single-model mode when the model does not
+        # load, and the server exits (servablemanagermodule.cpp). Nothing awaited since the
+        # load: no client has seen the server ready.
+        single.initial_load_done = False
+        log.error("Couldn't start model manager: %s", _not_served(single))
+        stop.set()
+        return False
     if worker:
         await config.catch_up()
     watcher.start()
+    return True
+
+
+def _serves_anything(registry: ServableRegistry) -> bool:
+    return any(
+        state == VersionState.AVAILABLE.name
+        for versions in statuses(registry).values()
+        for _, state, _ in versions
+    )
+
+
+def _not_served(registry: ServableRegistry) -> str:
+    names = ", ".join(sorted(statuses(registry))) or "the model"
+    return f"{names} did not load (the error above says why); nothing to serve, stopping"
 
 
 async def _loaded_or_stopped(loading: asyncio.Task, stop: asyncio.Event) -> None:
@@ -216,7 +248,10 @@ async def serve(
             await role.first_worker_loaded(stop)
         if not stop.is_set():
             # ServerLive answers at once; ServerReady turns true when the initial load is done.
-            loading = asyncio.create_task(_load_then_watch(config, watcher, role is not None))
+            single = registry if options.config_path is None else None
+            loading = asyncio.create_task(
+                _load_then_watch(config, watcher, role is not None, single, stop)
+            )
             loading.add_done_callback(_report_failure)
         if role is not None and loading is not None:
             await _loaded_or_stopped(loading, stop)
@@ -229,7 +264,10 @@ async def serve(
             if not stop.is_set():
                 role.report_ready()
         await stop.wait()
-        log.info("stopping: draining in-flight requests")
+        if _failed_to_start(loading):
+            code = 1
+        else:
+            log.info("stopping: draining in-flight requests")
     finally:
         health.shut_down()  # gRPC health watchers hear NOT_SERVING before the drain starts
         if loading is not None:
@@ -242,6 +280,16 @@ async def serve(
             metrics.close()
     log.info("stopped")
     return code
+
+
+def _failed_to_start(loading: asyncio.Task | None) -> bool:
+    return (
+        loading is not None
+        and loading.done()
+        and not loading.cancelled()
+        and loading.exception() is None
+        and loading.result() is False
+    )
 
 
 async def _shut_down(

@@ -10,8 +10,9 @@ PrePostProcessor), so the served model takes what ovmsx makes of a JPEG or PNG: 
 BGR, ``[1, 640, 640, 3]`` in NHWC. Its output ``sigmoid_0.tmp_0`` [1, 1, 640, 640] is each
 pixel's probability of being text.
 
-``samples/`` gets three images drawn with OpenCV: a JPEG with three words, a PNG with one, and a
-blank JPEG.
+``samples/`` gets four images drawn with OpenCV: a JPEG with three words, a PNG with one, a
+blank JPEG, and ``street.jpg``, a photo-like street scene with a shop sign (camera noise, soft
+edges), the kind of file a client sends from a camera.
 """
 
 from __future__ import annotations
@@ -59,6 +60,28 @@ def build_model(detector: Path) -> Path:
     return MODEL
 
 
+def street_scene():
+    """A photo-like picture: sky, a brick wall with a lit shop sign, pavement, and the sensor
+    noise and soft edges of a camera (seeded, so every run draws the same file)."""
+    import cv2
+    import numpy as np
+
+    height, width = 720, 960
+    rows = np.linspace(0.0, 1.0, height)[:, None, None]
+    sky = (235 - 70 * rows) * np.array([1.0, 0.85, 0.6])  # BGR: pale blue, darker upwards
+    scene = np.broadcast_to(sky, (height, width, 3)).copy()
+    scene[260:600] = (70, 80, 150)  # the wall
+    for top in range(260, 600, 24):  # mortar lines
+        scene[top : top + 3] = (150, 160, 175)
+    scene[600:] = (95, 100, 105)  # the pavement
+    cv2.rectangle(scene, (250, 300), (710, 420), (30, 30, 30), -1)  # the sign
+    cv2.putText(scene, "BAKERY", (285, 390), cv2.FONT_HERSHEY_DUPLEX, 2.6, (120, 230, 255), 6)
+    cv2.rectangle(scene, (330, 450), (630, 600), (40, 50, 60), -1)  # the shop window
+    noise = np.random.default_rng(7).normal(0.0, 6.0, scene.shape)
+    pixels = np.clip(cv2.GaussianBlur(scene, (5, 5), 1.2) + noise, 0, 255)
+    return pixels.astype(np.uint8)
+
+
 def write_samples() -> list[Path]:
     import cv2
     import numpy as np
@@ -70,7 +93,12 @@ def write_samples() -> list[Path]:
     one = np.full((300, 800, 3), 255, np.uint8)
     cv2.putText(one, "ovmsx", (150, 190), cv2.FONT_HERSHEY_DUPLEX, 4, (40, 20, 160), 10)
     blank = np.full((400, 400, 3), 255, np.uint8)
-    files = {"three_words.jpg": words, "one_word.png": one, "blank.jpg": blank}
+    files = {
+        "three_words.jpg": words,
+        "one_word.png": one,
+        "blank.jpg": blank,
+        "street.jpg": street_scene(),
+    }
     for name, pixels in files.items():
         cv2.imwrite(str(SAMPLES / name), pixels)
     return [SAMPLES / name for name in files]

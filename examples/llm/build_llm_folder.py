@@ -2,7 +2,7 @@
 but packages on the package index (no model hub, no torch): random weights, so the text is
 nonsense, but every file OVMS and ovmsx read is there and openvino-genai runs it.
 
-    python examples/llm/build_llm_folder.py models/tiny            # ~1 s, ~1.5 MB
+    python examples/llm/build_llm_folder.py models/tiny            # ~1.2 s, ~1.5 MB
     python examples/llm/build_llm_folder.py models/mid --hidden 1024 --layers 12 --vocab 4096
 
 The folder holds:
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +60,10 @@ MAX_POSITIONS = 4096
 def build_tokenizer(vocab_size: int):
     """A byte-level BPE trained on CORPUS, as a transformers fast tokenizer."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    # This builder needs no PyTorch; transformers' notice that it is missing (an "advisory"
+    # warning, which this variable turns off) would read as a problem.
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     from transformers import PreTrainedTokenizerFast
 
     bpe = Tokenizer(models.BPE())

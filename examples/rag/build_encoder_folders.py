@@ -15,6 +15,7 @@ Each folder holds:
   openvino_tokenizer.xml/.bin   a WordPiece tokenizer adding [CLS] ... [SEP], converted by
   openvino_detokenizer.xml/.bin openvino-tokenizers
   tokenizer.json, tokenizer_config.json, config.json (with the special token ids)
+  modules.json, 1_Pooling/      (embed/ only) sentence-transformers' modules: CLS pooling
 
 Needs: openvino, openvino-tokenizers, tokenizers, transformers (no torch).
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 from pathlib import Path
 
@@ -46,6 +48,9 @@ def build_tokenizer(vocab_size: int):
     forms, the corpus's words, then pseudo-words. An explicit vocabulary, not a trained one,
     so the same arguments give the same ids."""
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+
+    # No PyTorch is needed here: transformers' "advisory" notice that it is missing is off.
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     from transformers import PreTrainedTokenizerFast
 
     words = sorted({w for line in CORPUS for w in re.findall(r"\w+|[^\w\s]", line.lower())})
@@ -144,6 +149,27 @@ def build_encoder(
     return ov.Model([result], inputs, f"tiny_{head}")
 
 
+def write_pooling(folder: Path, hidden: int) -> None:
+    """The files sentence-transformers exports beside an embeddings model: its modules, and
+    ``1_Pooling/config.json``, which says the vector is the [CLS] token's (the pooling the
+    example's graph names too)."""
+    modules = [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {
+            "idx": 1,
+            "name": "1",
+            "path": "1_Pooling",
+            "type": "sentence_transformers.models.Pooling",
+        },
+    ]
+    (folder / "modules.json").write_text(json.dumps(modules, indent=2))
+    modes = ("cls_token", "mean_tokens", "max_tokens", "mean_sqrt_len_tokens", "lasttoken")
+    pooling = {"word_embedding_dimension": hidden}
+    pooling |= {f"pooling_mode_{mode}": mode == "cls_token" for mode in modes}
+    (folder / "1_Pooling").mkdir(exist_ok=True)
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps(pooling, indent=2))
+
+
 def write_encoder_folders(
     root: Path, hidden: int = 32, layers: int = 1, heads: int = 2, vocab: int = 200
 ) -> dict[str, Path]:
@@ -177,6 +203,8 @@ def write_encoder_folders(
             "sep_token_id": tokenizer.sep_token_id,
         }
         (folder / "config.json").write_text(json.dumps(config, indent=2))
+        if head == "embed":
+            write_pooling(folder, hidden)
         folders[head] = folder
     return folders
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Annotated, Any
@@ -16,6 +17,8 @@ GRAPH_FILE = "graph.pbtxt"
 """The graph file looked for in the graph's folder when ``graph_path`` is absent."""
 SUBCONFIG_FILE = "subconfig.json"
 """The subconfig looked for in the graph's folder when ``subconfig`` is absent."""
+FOLDER_CONFIG_FILE = "config.json"
+"""Read instead of a missing ``subconfig.json`` when it holds only ``model_config_list``."""
 
 
 class MediapipeConfig(BaseModel):
@@ -49,7 +52,8 @@ class MediapipeConfig(BaseModel):
 
     subconfig: str | None = None
     """A config file with the models the graph uses (only ``model_config_list``), relative to
-    ``base_path``. Absent: ``subconfig.json`` there, if that file exists."""
+    ``base_path``. Absent: ``subconfig.json`` there, if that file exists, else ``config.json``
+    there if it is a subconfig (holds ``model_config_list`` and nothing else)."""
 
     calculator_modules: list[str] | None = None
     """Beyond OVMS: modules with calculators written in Python that the graph uses, each a
@@ -110,7 +114,14 @@ class MediapipeConfig(BaseModel):
         if self.subconfig:
             return self._local(self.subconfig, self.base_dir)
         default = self.base_dir / SUBCONFIG_FILE
-        return default if default.is_file() else None
+        if default.is_file():
+            return default
+        # OVMS falls back to the folder's config.json (its "model mesh" subconfig path,
+        # modelmanager.cpp). Model folders hold a config.json of another kind (Hugging Face's,
+        # or the server's own config beside its graph), which is no subconfig: only a file
+        # shaped as one is read.
+        fallback = self.base_dir / FOLDER_CONFIG_FILE
+        return fallback if _shaped_as_subconfig(fallback) else None
 
     def _local(self, path: str, anchor: Path) -> Path:
         # OVMS joins with string concatenation; an absolute path replaces the anchor.
@@ -118,3 +129,12 @@ class MediapipeConfig(BaseModel):
             problem = f"graph {self.name}: {path}: cloud storage is not supported"
             raise status_error(StatusCode.PATH_INVALID, problem)
         return Path(os.path.normpath(anchor / path))
+
+
+def _shaped_as_subconfig(path: Path) -> bool:
+    """Whether ``path`` is a JSON object whose only key is ``model_config_list``."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and set(data) == {"model_config_list"}
