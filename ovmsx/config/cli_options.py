@@ -361,7 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     engines.add_argument(
         "--engine_max_requests",
-        type=as_uint,
+        type=_at_least_one,
         metavar="N",
         help="replace an LLM engine after N generations, losing no request",
     )
@@ -512,8 +512,15 @@ def _options(args: argparse.Namespace) -> ServerOptions:
         task=args.task,
         text_generation=_text_generation_flags(args),
         encoder=_encoder_flags(args),
-        engine_limits=EngineLimits(args.engine_max_rss, args.engine_max_requests or None),
+        engine_limits=EngineLimits(args.engine_max_rss, args.engine_max_requests),
     )
+
+
+def _at_least_one(text: str) -> int:
+    value = as_uint(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
 
 
 def _size(text: str) -> int:

@@ -10,8 +10,11 @@ fails for it.
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
+
+log = logging.getLogger("ovmsx.llm_calculator")
 
 RSS_ENV = "OVMSX_ENGINE_MAX_RSS"
 REQUESTS_ENV = "OVMSX_ENGINE_MAX_REQUESTS"
@@ -37,17 +40,15 @@ class EngineLimits:
     def from_environment(cls) -> EngineLimits:
         """The server's flags reach its engines' clients through the environment (the server
         sets it from ``--engine_max_rss`` / ``--engine_max_requests``)."""
-        rss = os.environ.get(RSS_ENV)
-        requests = os.environ.get(REQUESTS_ENV)
         return cls(
-            max_rss_bytes=parse_size(rss) if rss else None,
-            max_requests=int(requests) if requests else None,
+            max_rss_bytes=_from_environment(RSS_ENV, parse_size),
+            max_requests=_from_environment(REQUESTS_ENV, _positive_int),
         )
 
     def export(self) -> None:
         """Set the environment ``from_environment`` reads (flags given only)."""
         if self.max_rss_bytes is not None:
-            os.environ[RSS_ENV] = f"{self.max_rss_bytes / (1 << 20):g}"
+            os.environ[RSS_ENV] = f"{-(-self.max_rss_bytes // 1024)}K"
         if self.max_requests is not None:
             os.environ[REQUESTS_ENV] = str(self.max_requests)
 
@@ -57,4 +58,24 @@ class EngineLimits:
             return f"its memory ({rss_bytes >> 20} MiB) passed --engine_max_rss"
         if self.max_requests is not None and requests >= self.max_requests:
             return f"it took {requests} requests (--engine_max_requests)"
+        return None
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError("must be at least 1")
+    return value
+
+
+def _from_environment(name: str, parse):
+    """The variable's value, or None when unset; a value that does not parse is named in the
+    log and ignored (the server's own flags are checked before they are set here)."""
+    text = os.environ.get(name)
+    if not text:
+        return None
+    try:
+        return parse(text)
+    except (ValueError, IndexError) as error:
+        log.warning("%s=%r is ignored: %s", name, text, error)
         return None

@@ -7,9 +7,10 @@ over ``MAX_GRAMMAR_BYTES``, when it does not compile, or when compiling it took 
 waits while it does, so that time is what one request may cost the others. A compile still
 running a second past that limit is killed, and the checker starts again for the next request.
 
-Checks run one at a time (the compiler's cache makes a repeated grammar cheap); the blocking
-socket work runs off the event loop. When the checker cannot start (a tokenizer it cannot read
-on its own), the engine checks the grammar itself as before (``EngineRequest.grammar_checked``).
+Checks run one at a time, off the event loop; a grammar that passed is not checked again (the
+last ``ACCEPTED_KEPT`` are remembered), so the many requests of one schema do not queue here.
+When the checker cannot start (a tokenizer it cannot read on its own), the engine checks the
+grammar itself as before (``EngineRequest.grammar_checked``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import socket
 import subprocess
 import tempfile
 import threading
+from collections import OrderedDict
 
 from ovmsx.child_python import python_command
 from ovmsx.genai.grammar_probe import FOLDER_PREFIX
@@ -35,6 +37,7 @@ COMPILE_LIMIT_S = float(os.environ.get("OVMSX_GRAMMAR_COMPILE_LIMIT_S", "1.0"))
 # A compile that runs this long past the limit is refused anyway: stop it then, so that one
 # request holds the checker for a bounded time.
 HARD_TIMEOUT_MARGIN_S = 1.0
+ACCEPTED_KEPT = 256
 _START_TIMEOUT_S = 60.0
 
 
@@ -56,6 +59,8 @@ class GrammarChecker:
         self._process: subprocess.Popen | None = None
         self._sock: socket.socket | None = None
         self._unusable: str | None = None
+        self._accepted: OrderedDict[tuple, None] = OrderedDict()
+        """Grammars that passed, most recent last (the engine's compiler caches them too)."""
         self._folder: str | None = None
         """The probe model's folder, which a killed checker cannot remove itself."""
 
@@ -65,9 +70,18 @@ class GrammarChecker:
         size = sum(len(value) for value in structured.values() if isinstance(value, str))
         if size > MAX_GRAMMAR_BYTES:
             return f"its grammar is {size} bytes long, more than the {MAX_GRAMMAR_BYTES} served"
+        key = tuple(sorted(structured.items()))
+        if key in self._accepted:  # the same schema every request: checked once
+            self._accepted.move_to_end(key)
+            return None
         async with self._lock:
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(None, self._check, structured)
+            problem = await loop.run_in_executor(None, self._check, structured)
+        if problem is None:
+            self._accepted[key] = None
+            if len(self._accepted) > ACCEPTED_KEPT:
+                self._accepted.popitem(last=False)
+        return problem
 
     def _check(self, structured: dict) -> str | None:
         with self._thread_lock:

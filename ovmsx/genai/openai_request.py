@@ -378,7 +378,7 @@ def _message(message: dict) -> dict:
     """The message as its template sees it: OVMS's fields checked and normalised, other
     fields (``recipient``, ``thinking``, ...) kept as sent, for templates that read them."""
     kept = {key: value for key, value in message.items() if key not in _NORMALISED}
-    for key in ("role", "tool_call_id", "name", "reasoning_content"):
+    for key in _TEXT_FIELDS:
         if isinstance(message.get(key), str):
             kept[key] = message[key]
     content = message.get("content", "")
@@ -402,9 +402,9 @@ def _message(message: dict) -> dict:
     return kept
 
 
-_NORMALISED = frozenset(
-    {"role", "tool_call_id", "name", "reasoning_content", "content", "tool_calls"}
-)
+# OVMS keeps these when they are strings, and normalises content and tool_calls.
+_TEXT_FIELDS = ("role", "tool_call_id", "name", "reasoning_content")
+_NORMALISED = frozenset({*_TEXT_FIELDS, "content", "tool_calls"})
 
 
 def _content_parts(parts: list) -> str | None:

@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.client import HTTPConnection
@@ -309,3 +310,57 @@ def test_an_engine_past_its_memory_bound_is_replaced(tmp_path: Path) -> None:
             assert len(statuses) < 2000, server.log()
         assert set(statuses) == {200}
         assert "stopped (exit code" not in server.log()
+
+
+def _checkers(server: RestProcess) -> list:
+    """The server's live grammar checkers (a killed one stays a zombie until the server next
+    uses its checker, which a cached grammar never does)."""
+    import psutil
+
+    live = []
+    for child in psutil.Process(server.process.pid).children(recursive=True):
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE and "grammar_process" in " ".join(
+                child.cmdline()
+            ):
+                live.append(child)
+        except psutil.Error:  # gone meanwhile
+            pass
+    return live
+
+
+def _killed(process) -> None:
+    import psutil
+
+    process.kill()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            if process.status() == psutil.STATUS_ZOMBIE:
+                return
+        except psutil.NoSuchProcess:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the grammar checker {process.pid} outlived SIGKILL")
+
+
+def test_a_grammar_that_passed_is_not_checked_again(llm: RestProcess) -> None:
+    """The many requests of one schema go straight to the engine once it has passed: with the
+    checker process gone, the same schema is still served and no checker starts; a new schema
+    starts one."""
+    body = {"model": "readable", "messages": CHAT, "max_tokens": 4}
+
+    def ask(schema: dict) -> None:
+        reply = post(
+            llm, "/v3/chat/completions", {**body, "response_format": schema_format(schema)}
+        )
+        assert reply.status == 200, reply.body
+
+    seen = properties(7)
+    ask(seen)
+    for checker in _checkers(llm):
+        _killed(checker)
+    ask(seen)
+    assert _checkers(llm) == []
+    ask(properties(8))
+    assert len(_checkers(llm)) == 1

@@ -71,3 +71,14 @@ def test_help_lists_the_pull_and_config_flags_whatever_else_is_given() -> None:
         for flag in ("--config_path", "--source_model", "--pull", "--add_to_config"):
             assert flag in done.stdout, (argv, flag)
         assert "--engine_max_rss" in done.stdout
+
+
+def test_engine_limits_that_mean_nothing_are_refused(tmp_path: Path) -> None:
+    config = str(_empty_config(tmp_path))
+    for flags, message in (
+        (["--engine_max_requests", "0"], "--engine_max_requests: must be at least 1"),
+        (["--engine_max_rss", "lots"], "--engine_max_rss"),
+    ):
+        done = _ovmsx(["--config_path", config, "--port", "9123", *flags], tmp_path)
+        assert done.returncode != 0, flags
+        assert message in done.stderr, done.stderr
