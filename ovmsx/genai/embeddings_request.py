@@ -44,34 +44,43 @@ def _input(value) -> tuple[list[str] | None, list[list[int]] | None]:
         )
     if not value:
         raise EmbeddingsRequestError("input array should not be empty")
-    first = value[0]
-    if isinstance(first, list):
-        return None, [_token_list(item) for item in value]
-    if not all(_is_int(item) or isinstance(item, str) for item in value):
-        if any(isinstance(item, list) for item in value):
+    # OVMS reads the array element by element: the first element fixes the kind, and the
+    # first element that breaks it decides the message, so [1.5, ["a"]] is "every element..."
+    # while [[1], 1.5] is "homogeneous".
+    kind = None
+    for item in value:
+        if isinstance(item, list):
+            item_kind = list
+        elif isinstance(item, str):
+            item_kind = str
+        elif _is_int(item):
+            item_kind = int
+        else:
+            raise EmbeddingsRequestError(
+                "every element in input array should be either string or int"
+            )
+        if kind is not None and item_kind is not kind:
             raise EmbeddingsRequestError("input must be homogeneous")
-        raise EmbeddingsRequestError("every element in input array should be either string or int")
-    if isinstance(first, str):
-        if not all(isinstance(item, str) for item in value):
-            raise EmbeddingsRequestError("input must be homogeneous")
+        kind = item_kind
+        if item_kind is list:
+            _check_token_list(item)
+    if kind is str:
         return list(value), None
-    if not all(_is_int(item) for item in value):
-        raise EmbeddingsRequestError("input must be homogeneous")
-    return None, [list(value)]
+    if kind is int:
+        return None, [list(value)]
+    return None, [list(item) for item in value]
 
 
-def _token_list(item) -> list[int]:
-    if not isinstance(item, list):
-        raise EmbeddingsRequestError("input must be homogeneous")
+def _check_token_list(item: list) -> None:
     if not item:
         raise EmbeddingsRequestError("inner arrays in input should not be empty")
-    if any(isinstance(token, str) for token in item):
-        raise EmbeddingsRequestError(
-            "input must be either array of strings or array of array of integers"
-        )
-    if not all(_is_int(token) for token in item):
-        raise EmbeddingsRequestError("input must be homogeneous")
-    return item
+    for token in item:
+        if isinstance(token, str):
+            raise EmbeddingsRequestError(
+                "input must be either array of strings or array of array of integers"
+            )
+        if not _is_int(token):
+            raise EmbeddingsRequestError("input must be homogeneous")
 
 
 def _is_int(value) -> bool:

@@ -72,6 +72,11 @@ class EmbeddingsServable:
     async def embed(self, request: EmbeddingsRequest) -> Embedded:
         return await self._worker.submit(request)
 
+    @property
+    def tokenizer(self) -> EncoderTokenizer:
+        """The folder's tokenizer, which ``/v3/tokenize`` on this graph uses."""
+        return self._tokenizer
+
     def close(self) -> None:
         self._worker.close()
 

@@ -1,10 +1,12 @@
 """Answers of the encoder servables (embeddings, rerank) on ``/v3``: the request checked, the
 servable awaited, the body in OpenAI's (or Cohere's) shape. OVMS reads the body whatever the
-path, so any ``/v3`` POST naming such a graph is taken as that graph's request. A request OVMS
-refuses is worded as its graph reports a calculator failure (v3_errors.execution_error)."""
+path, so any ``/v3`` POST naming such a graph is taken as that graph's request, except
+``/v3/tokenize``, which tokenizes with the graph's tokenizer. A request OVMS refuses is worded
+as its graph reports a calculator failure (v3_errors.execution_error)."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 
 import numpy as np
@@ -17,19 +19,18 @@ from ovmsx.genai.embeddings_request import (
     parse_embeddings_request,
 )
 from ovmsx.genai.embeddings_servable import Embedded
+from ovmsx.genai.genai_errors import genai_message
+from ovmsx.genai.openai_request import RequestError
 from ovmsx.genai.rerank_request import RerankRequest, RerankRequestError, parse_rerank_request
 from ovmsx.genai.rerank_servable import RerankInputError, RerankServable
+from ovmsx.genai.tokenize_request import parse_tokenize, tokens_answer
 from ovmsx.genai.v3_errors import V3Error, execution_error
 from ovmsx.status import StatusCode, render
 
 
 async def encoder_answer(node, document: dict) -> bytes:
-    servable = node.servable
+    servable = _servable(node, document)
     name = node.node.name
-    if servable is None:
-        raise V3Error(
-            500, render(StatusCode.MEDIAPIPE_DEFINITION_NOT_LOADED_YET, document["model"])
-        )
     try:
         if isinstance(servable, RerankServable):
             rerank = parse_rerank_request(document)
@@ -40,6 +41,31 @@ async def encoder_answer(node, document: dict) -> bytes:
         raise execution_error(name, str(error)) from None
     except (RerankInputError, RuntimeError) as error:  # RuntimeError: OpenVINO's
         raise execution_error(name, str(error), "INTERNAL") from None
+
+
+async def encoder_tokenize(node, document: dict) -> bytes:
+    """``POST /v3/tokenize`` naming an encoder graph: its own tokenizer's ids, as OVMS
+    tokenizes with the graph's tokenizer; padding without ``max_length`` pads to the
+    servable's length. Off the event loop: a padded batch can take a while."""
+    servable = _servable(node, document)
+    name = node.node.name
+    try:
+        request = parse_tokenize(document, servable.max_length)
+    except RequestError as error:
+        raise execution_error(name, str(error)) from None
+    try:
+        rows = await asyncio.to_thread(servable.tokenizer.tokenize, request)
+    except RuntimeError as error:
+        raise execution_error(name, genai_message(error)) from None
+    return orjson.dumps(tokens_answer(request, rows))
+
+
+def _servable(node, document: dict):
+    if node.servable is None:
+        raise V3Error(
+            500, render(StatusCode.MEDIAPIPE_DEFINITION_NOT_LOADED_YET, document["model"])
+        )
+    return node.servable
 
 
 def embeddings_body(request: EmbeddingsRequest, embedded: Embedded, model: str) -> bytes:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ovmsx.genai.tokenize_request import tokenize_rows
+
 MAX_ROWS = 32
 INPUT_IDS = "input_ids"
 ATTENTION_MASK = "attention_mask"
@@ -81,6 +83,11 @@ class EncoderTokenizer:
         ids = encoded.input_ids.data
         mask = encoded.attention_mask.data.astype(bool)
         return [ids[row][mask[row]] for row in range(len(texts))]
+
+    def tokenize(self, request) -> list[list[int]]:
+        """``POST /v3/tokenize`` on an encoder graph (tokenize_request.tokenize_rows)."""
+        with OPENVINO_PYTHON:
+            return tokenize_rows(self._tokenizer, request)
 
 
 def read_model(folder: Path):

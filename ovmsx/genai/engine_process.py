@@ -40,6 +40,7 @@ from ovmsx.genai.grammar_probe import GrammarProbe
 from ovmsx.genai.llm_options import EngineSettings
 from ovmsx.genai.model_folder import max_model_length
 from ovmsx.genai.text_decoder import TextDecoder, decode_steps
+from ovmsx.genai.tokenize_request import tokenize_rows
 from ovmsx.genai.wire import FrameReader, pack, receive, send
 
 log = logging.getLogger("ovmsx.llm_executor")
@@ -146,27 +147,13 @@ class Engine:
         return ids, config
 
     def tokenize(self, request_id: int, request, events: list) -> None:
-        """``POST /v3/tokenize``: the ids of each text, padding left out unless asked for."""
-        options = {
-            "add_special_tokens": request.add_special_tokens,
-            "pad_to_max_length": request.pad_to_max_length,
-        }
-        if request.max_length is not None:
-            options["max_length"] = request.max_length
-            options["truncation"] = True
-        if request.padding_side is not None:
-            options["padding_side"] = request.padding_side
+        """``POST /v3/tokenize``: the ids of each text (tokenize_request.tokenize_rows)."""
         try:
-            encoded = self.tokenizer.encode(request.texts, **options)
+            rows = tokenize_rows(self.tokenizer, request)
         except RuntimeError as error:
             events.append(("error", request_id, genai_message(error)))
             return
-        ids = encoded.input_ids.data.tolist()
-        mask = encoded.attention_mask.data.tolist()
-        if not request.pad_to_max_length:
-            rows = zip(ids, mask, strict=True)
-            ids = [[t for t, m in zip(row, keep, strict=True) if m] for row, keep in rows]
-        events.append(("done", request_id, {"rows": ids}))
+        events.append(("done", request_id, {"rows": rows}))
 
     def stop(self, request_id: int) -> None:
         """The client left: stop its generation; the next step frees its KV cache."""
@@ -437,7 +424,8 @@ def serve(sock: socket.socket, settings: EngineSettings) -> int:
         else:
             engine = Engine(settings)
     except Exception as error:
-        sock.sendall(pack(("failed", f"{type(error).__name__}: {error}")))
+        # Without build paths: the reason reaches the client and the log (genai_errors).
+        sock.sendall(pack(("failed", f"{type(error).__name__}: {genai_message(error)}")))
         return 2
     sock.sendall(pack(("ready", engine.info())))
     sock.setblocking(False)

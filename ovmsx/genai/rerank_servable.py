@@ -81,6 +81,11 @@ class RerankServable:
             return np.zeros(0, dtype=np.float32)
         return await self._worker.submit(request)
 
+    @property
+    def tokenizer(self) -> EncoderTokenizer:
+        """The folder's tokenizer, which ``/v3/tokenize`` on this graph uses."""
+        return self._tokenizer
+
     def close(self) -> None:
         self._worker.close()
 

@@ -94,5 +94,27 @@ def parse_tokenize(body: dict, model_max_length: int | None = None) -> TokenizeR
     return request
 
 
+def tokenize_rows(tokenizer, request: TokenizeRequest) -> list[list[int]]:
+    """Each text's ids from an openvino-genai ``Tokenizer``, padding left out unless asked
+    for; shared by the LLM engines and the encoder graphs, which tokenize with their own
+    tokenizer as OVMS does. openvino-genai's RuntimeError passes up."""
+    options = {
+        "add_special_tokens": request.add_special_tokens,
+        "pad_to_max_length": request.pad_to_max_length,
+    }
+    if request.max_length is not None:
+        options["max_length"] = request.max_length
+        options["truncation"] = True
+    if request.padding_side is not None:
+        options["padding_side"] = request.padding_side
+    encoded = tokenizer.encode(request.texts, **options)
+    ids = encoded.input_ids.data.tolist()
+    if request.pad_to_max_length:
+        return ids
+    mask = encoded.attention_mask.data.tolist()
+    rows = zip(ids, mask, strict=True)
+    return [[t for t, m in zip(row, keep, strict=True) if m] for row, keep in rows]
+
+
 def tokens_answer(request: TokenizeRequest, rows: list[list[int]]) -> dict:
     return {"tokens": rows if request.nested else rows[0]}

@@ -29,7 +29,7 @@ import orjson
 from ovmsx import _core
 from ovmsx.frontend.request_observer import RequestObserver
 from ovmsx.genai.embeddings_node import EmbeddingsNode
-from ovmsx.genai.encoder_answer import encoder_answer
+from ovmsx.genai.encoder_answer import encoder_answer, encoder_tokenize
 from ovmsx.genai.generation_meter import GenerationMeter
 from ovmsx.genai.llm_node import LLMNode
 from ovmsx.genai.openai_request import CHAT, COMPLETIONS, RESPONSES
@@ -160,6 +160,8 @@ class V3App:
         try:
             if llm:
                 response = await self._answer(path, document, node, meter)
+            elif path.endswith("tokenize"):  # as OVMS matches it
+                response = V3Response(200, await encoder_tokenize(node, document))
             else:
                 response = V3Response(200, await encoder_answer(node, document))
         except BaseException:

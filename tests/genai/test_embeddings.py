@@ -157,6 +157,11 @@ INPUT_ERRORS = [
     ({"input": ["a", [1]]}, "input must be homogeneous"),
     ({"input": [1.5]}, "every element in input array should be either string or int"),
     ({"input": [None]}, "every element in input array should be either string or int"),
+    # OVMS checks element by element: the first element that breaks the rule names it.
+    ({"input": [[1], 1.5]}, "every element in input array should be either string or int"),
+    ({"input": ["a", None, [1]]}, "every element in input array should be either string or int"),
+    ({"input": ["a", [1], None]}, "input must be homogeneous"),
+    ({"input": [[1], [2, 2.5]]}, "input must be homogeneous"),
     ({"input": [[1], []]}, "inner arrays in input should not be empty"),
     ({"input": [["a"]]}, "input must be either array of strings or array of array of integers"),
     ({"input": "a", "encoding_format": 1}, "encoding_format should be string"),

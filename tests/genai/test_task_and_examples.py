@@ -4,6 +4,7 @@ the LLM example run as its README says."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -93,6 +94,23 @@ def test_a_folder_whose_task_cannot_be_told_is_refused(bare_folder: Path, tmp_pa
     )
     assert code != 0
     assert "Could not infer model task - specify --task value explicitly" in output
+
+
+def test_a_folder_that_does_not_load_says_why_without_build_paths(
+    bare_folder: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "broken"
+    shutil.copytree(bare_folder, folder)
+    (folder / "openvino_model.xml").write_text("<net name='broken'>")
+    args = ["--model_name", "m", "--model_path", str(folder), "--task", "text_generation"]
+    code, output = run_to_exit([*args, "--rest_port", str(free_port())], tmp_path)
+    assert code != 0
+    assert "Couldn't start model manager: m did not load" in output
+    # openvino-genai's reason, without the build machine's source locations (OpenVINO's own
+    # frontends print lines of theirs on stderr too: only ovmsx's report is checked).
+    reasons = [line for line in output.splitlines() if "initialization failed" in line]
+    assert reasons and "openvino_model.xml" in reasons[0], output
+    assert not re.search(r"\S+\.(?:cpp|hpp|cc|h):\d+", reasons[0]), reasons[0]
 
 
 def run_example(
