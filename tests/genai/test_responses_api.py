@@ -242,7 +242,6 @@ def test_flat_function_tools_become_chat_tools_and_are_echoed() -> None:
         {"type": "function", "name": "zeta", "description": "Z", "parameters": WEATHER},
         {"type": "function", "name": "alpha", "parameters": {"type": "object"}, "strict": True},
         {"type": "function", "name": "bare"},
-        {"type": "web_search"},
         {"type": "function", "function": {"name": "nested", "parameters": {"type": "object"}}},
     ]
     equivalent = translated({"input": "hi", "tools": tools})
@@ -398,12 +397,9 @@ INPUT_ERRORS = [
     ({"input": ["hi"]}, "input array items must be objects"),
     ({"input": [{"content": "hi"}]}, "input item role is missing or invalid"),
     ({"input": [{"role": 1, "content": "hi"}]}, "input item role is missing or invalid"),
-    ({"input": [{"role": "user"}]}, "input item content is missing"),
+    ({"input": [{"role": "user"}]}, "input item is missing required content field"),
     ({"input": [{"role": "user", "content": 5}]}, "input item content must be a string or array"),
-    (
-        {"input": [{"role": "user", "content": []}]},
-        "Invalid message structure - content array is empty",
-    ),
+    ({"input": [{"role": "user", "content": []}]}, "input item content array must not be empty"),
     ({"input": [{"role": "user", "content": ["hi"]}]}, "input content items must be objects"),
     (
         {"input": [{"role": "user", "content": [{"text": "hi"}]}]},
@@ -439,19 +435,31 @@ INPUT_ERRORS = [
     ),
     (
         {"input": [{"type": "function_call", "name": "f", "arguments": "{}"}]},
-        "function_call requires a valid call_id field",
+        "function_call item is missing required call_id (or id) field",
+    ),
+    (
+        {
+            "input": [
+                {"type": "function_call", "call_id": "", "id": "a", "name": "f", "arguments": ""}
+            ]
+        },
+        "function_call item is missing required call_id (or id) field",
     ),
     (
         {"input": [{"type": "function_call", "call_id": "a", "arguments": "{}"}]},
-        "function_call requires a valid name field",
+        "function_call item is missing required name field",
+    ),
+    (
+        {"input": [{"type": "function_call", "call_id": "a", "name": "", "arguments": "{}"}]},
+        "function_call item is missing required name field",
+    ),
+    (
+        {"input": [{"type": "function_call", "call_id": "a", "name": "f"}]},
+        "function_call item is missing required arguments field",
     ),
     (
         {"input": [{"type": "function_call", "call_id": "a", "name": "f", "arguments": {}}]},
-        "function_call requires a valid arguments field",
-    ),
-    (
-        {"input": [{"type": "function_call_output", "output": "x"}]},
-        "function_call_output requires a valid call_id field",
+        "function_call item is missing required arguments field",
     ),
     (
         {"input": [{"type": "function_call_output", "call_id": "a", "output": [1]}]},
@@ -482,6 +490,7 @@ FIELD_ERRORS = [
     ({"temperature": 3}, "temperature out of range(0.0, 2.0)"),
     ({"top_p": "x"}, "top_p is not a valid number"),
     ({"seed": -1}, "seed out of range [0, 4294967295]"),
+    ({"stream": True, "n": 2}, "n greater than 1 is not supported for Responses API streaming"),
     ({"instructions": 5}, "instructions is not a string"),
     ({"parallel_tool_calls": "yes"}, "parallel_tool_calls is not a boolean"),
     ({"store": 1}, "store is not a boolean"),
@@ -498,6 +507,11 @@ FIELD_ERRORS = [
     ({"tools": {}}, "Tools are not an array"),
     ({"tools": [5]}, "Tool is not a JSON object"),
     ({"tools": [{"name": "f"}]}, "Tool type is missing or invalid"),
+    ({"tools": [{"type": "web_search_preview"}]}, "Only function tools are supported"),
+    (
+        {"tools": [{"type": "function", "name": "f"}, {"type": "file_search"}]},
+        "Only function tools are supported",
+    ),
     ({"tools": [{"type": "function"}]}, "Function object does not contain a valid name field"),
     ({"tools": [{"type": "function", "function": 5}]}, "Function is not a valid JSON object"),
     (
@@ -537,6 +551,88 @@ def test_fields_every_endpoint_reads_are_checked_before_the_input() -> None:
 def test_tools_are_checked_only_after_the_input() -> None:
     with pytest.raises(ResponsesRequestError, match=r"^input cannot be empty$"):
         translate_request({"model": "m", "input": "", "tools": 5})
+
+
+def test_built_in_tools_pass_when_tool_choice_is_none() -> None:
+    """OVMS drops the tools of a ``tool_choice: "none"`` request before it looks at them."""
+    body = {"input": "hi", "tool_choice": "none", "tools": [{"type": "web_search_preview"}]}
+    equivalent = translated(body)
+    assert "tools" not in equivalent.chat_body
+    assert equivalent.chat_body["tool_choice"] == "none"
+
+
+STREAMED_N = {"model": "m", "input": "hi", "stream": True, "n": 2}
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        # Fields OVMS checks before n come first...
+        ({"temperature": 5}, "temperature out of range(0.0, 2.0)"),
+        ({"best_of": 2}, "best_of cannot be used in streaming mode"),
+        ({"n": 0}, "n value should be greater than 0"),
+        ({"n": 1.5}, "n is not an unsigned integer"),
+        # ...then the streamed n, before the fields after it and before the Responses part.
+        ({}, "n greater than 1 is not supported for Responses API streaming"),
+        (
+            {"num_assistant_tokens": 10**9},
+            "n greater than 1 is not supported for Responses API streaming",
+        ),
+        (
+            {"skip_special_tokens": "no"},
+            "n greater than 1 is not supported for Responses API streaming",
+        ),
+        ({"input": ""}, "n greater than 1 is not supported for Responses API streaming"),
+        (
+            {"tools": [{"type": "web_search_preview"}]},
+            "n greater than 1 is not supported for Responses API streaming",
+        ),
+    ],
+)
+def test_a_streamed_n_is_refused_in_ovms_order(fields: dict, message: str) -> None:
+    with pytest.raises(ResponsesRequestError) as caught:
+        translate_request({**STREAMED_N, **fields})
+    assert str(caught.value) == message
+
+
+def test_n_is_taken_unstreamed_or_when_it_is_one() -> None:
+    unary = translated({"input": "hi", "best_of": 3, "n": 2})
+    assert unary.chat_body["n"] == 2
+    single = translated({"input": "hi", "stream": True, "n": 1})
+    assert single.stream is True
+    assert single.chat_body["n"] == 1
+
+
+def test_a_function_call_output_needs_no_call_id() -> None:
+    call = {"name": "get_weather", "arguments": '{"city": "Paris"}'}
+    messages = chat_messages(
+        {
+            "input": [
+                {"role": "user", "content": "Weather in Paris?"},
+                {"type": "function_call", "call_id": "abc", **call},
+                {"type": "function_call_output", "output": "18C"},
+                {"type": "function_call_output", "call_id": "", "output": "19C"},
+            ]
+        }
+    )
+    assert messages[2:] == [
+        {"role": "tool", "content": "18C"},
+        {"role": "tool", "content": "19C"},
+    ]
+
+
+def test_a_function_call_without_a_call_id_is_known_by_its_id() -> None:
+    call = {"name": "get_weather", "arguments": '{"city": "Paris"}'}
+    messages = chat_messages(
+        {
+            "input": [
+                {"role": "user", "content": "Weather in Paris?"},
+                {"type": "function_call", "id": "fc_1", **call},
+                {"type": "function_call", "id": "fc_2", "call_id": 7, **call},
+            ]
+        }
+    )
+    assert [tool_call["id"] for tool_call in messages[1]["tool_calls"]] == ["fc_1", "fc_2"]
 
 
 # -- unary Response objects ------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import openai
 import pytest
 from openai_clients import client
 from rest_process import RestProcess, rest_served
@@ -88,3 +89,21 @@ def test_stream_options_are_refused_as_ovms_refuses_them(responding: RestProcess
     )
     assert reply.status == 400
     assert reply.error.endswith("stream_options is not supported in Responses API.")
+
+
+def test_built_in_tools_are_refused_as_ovms_refuses_them(responding: RestProcess) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        client(responding).responses.create(
+            model="hermes", input=TEXT, tools=[{"type": "web_search_preview"}]
+        )
+    # OVMS's error body: {"error": "<message>"}.
+    assert caught.value.response.json()["error"].endswith("Only function tools are supported")
+
+
+def test_a_streamed_n_is_refused_as_ovms_refuses_it(responding: RestProcess) -> None:
+    body = {"model": "thinker", "input": TEXT, "stream": True, "n": 2}
+    reply = responding.request(
+        "POST", "/v3/responses", json.dumps(body), {"Content-Type": "application/json"}
+    )
+    assert reply.status == 400
+    assert reply.error.endswith("n greater than 1 is not supported for Responses API streaming")

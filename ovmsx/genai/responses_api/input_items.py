@@ -5,6 +5,10 @@
   role becomes ``system``), ``function_call`` items (a previous assistant turn's tool calls)
   and ``function_call_output`` items (a tool's answer, a ``tool`` message with its
   ``tool_call_id``). An item with no ``type`` is a message.
+- A ``function_call`` needs a non-empty ``call_id`` (its ``id`` stands in when ``call_id`` is
+  not a string), a non-empty ``name`` and string ``arguments``. A ``function_call_output``
+  needs no ``call_id``, as in OVMS's newer parser: without one (or with an empty one) its tool
+  message simply has no ``tool_call_id``.
 
 Consecutive ``function_call`` items become one assistant message carrying all of their
 ``tool_calls`` (``content`` null, as OVMS writes it); an assistant message item right after them
@@ -70,14 +74,15 @@ class _Conversation:
         return self.messages
 
     def _call_output(self, item: dict) -> None:
-        call_id = item.get("call_id")
-        if not isinstance(call_id, str):
-            raise ResponsesRequestError("function_call_output requires a valid call_id field")
         output = item.get("output")
         if not isinstance(output, str):
             raise ResponsesRequestError("function_call_output requires a valid output field")
         self._flush()
-        self.messages.append({"role": "tool", "tool_call_id": call_id, "content": output})
+        message = {"role": "tool", "content": output}
+        call_id = item.get("call_id")
+        if isinstance(call_id, str) and call_id:
+            message["tool_call_id"] = call_id
+        self.messages.append(message)
 
     def _message(self, item: dict) -> None:
         role = item.get("role")
@@ -88,7 +93,7 @@ class _Conversation:
         if role != ASSISTANT:
             self._flush()
         if "content" not in item:
-            raise ResponsesRequestError("input item content is missing")
+            raise ResponsesRequestError("input item is missing required content field")
         content = item["content"]
         if isinstance(content, list):
             content = _parts(content)
@@ -120,16 +125,25 @@ class _Conversation:
 
 
 def _tool_call(item: dict) -> dict:
-    call_id = item.get("call_id")
-    if not isinstance(call_id, str):
-        raise ResponsesRequestError("function_call requires a valid call_id field")
-    name = item.get("name")
-    if not isinstance(name, str):
-        raise ResponsesRequestError("function_call requires a valid name field")
-    arguments = item.get("arguments")
-    if not isinstance(arguments, str):
-        raise ResponsesRequestError("function_call requires a valid arguments field")
+    """The item as a chat ``tool_calls`` entry. An empty call id or name is refused as a missing
+    one: the call could not be matched to its output, nor its name to a tool."""
+    call_id = _text(item, "call_id")
+    if call_id is None:
+        call_id = _text(item, "id")  # the item's own id, when there is no call_id
+    if not call_id:
+        raise ResponsesRequestError("function_call item is missing required call_id (or id) field")
+    name = _text(item, "name")
+    if not name:
+        raise ResponsesRequestError("function_call item is missing required name field")
+    arguments = _text(item, "arguments")
+    if arguments is None:
+        raise ResponsesRequestError("function_call item is missing required arguments field")
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def _text(item: dict, key: str) -> str | None:
+    value = item.get(key)
+    return value if isinstance(value, str) else None
 
 
 def _reasoning_text(item: dict) -> str:
@@ -146,7 +160,7 @@ def _reasoning_text(item: dict) -> str:
 
 def _parts(parts: list) -> list[dict]:
     if not parts:
-        raise ResponsesRequestError("Invalid message structure - content array is empty")
+        raise ResponsesRequestError("input item content array must not be empty")
     return [_part(part) for part in parts]
 
 

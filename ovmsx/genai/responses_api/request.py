@@ -7,13 +7,16 @@ to every endpoint first (stream, model, sampling; ``max_tokens`` is not read), t
 system message before the input), ``input`` (input_items.py), ``parallel_tool_calls``,
 ``store``, ``reasoning`` (any ``effort`` sets ``enable_thinking: true`` in the chat template's
 kwargs unless they set it already; ``summary`` is ignored), ``logprobs`` (checked, not
-answered), ``tool_choice`` and ``tools`` (the flat Responses form or the chat form; other tool
-types are skipped), ``max_output_tokens`` (the chat parser's ``max_completion_tokens``).
+answered), ``tool_choice`` and ``tools`` (the flat Responses form or the chat form; a flat tool
+of another type, such as ``web_search_preview``, is refused; a chat-form tool of another type
+is skipped), ``max_output_tokens`` (the chat parser's ``max_completion_tokens``).
 
 The common fields are checked by the chat parser itself (openai_request.py), on those fields
-alone, so that their errors come first and word the same as for chat. ``text.format`` other
-than plain text becomes the chat ``response_format``, so that it is refused (or honoured) as
-there rather than ignored.
+alone, so that their errors come first and word the same as for chat. One common check is
+Responses' own: ``n`` above 1 cannot be streamed (the stream has one output index). OVMS makes it
+among ``n``'s checks, after the fields before ``n`` and before ``n`` is compared with
+``best_of``. ``text.format`` other than plain text becomes the chat ``response_format``, so that
+it is refused (or honoured) as there rather than ignored.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from ovmsx.genai.openai_request import CHAT, UINT32_MAX, RequestError, parse_req
 from .errors import ResponsesRequestError
 from .input_items import input_messages
 
-# Fields every endpoint reads, passed to the chat body as they are.
+# Fields every endpoint reads, passed to the chat body as they are. In OVMS's order: a
+# streamed n above 1 is refused after the fields before n are checked (_common).
 SAMPLING_FIELDS = (
     "ignore_eos",
     "frequency_penalty",
@@ -132,13 +136,21 @@ def _stream(body: dict) -> bool:
 
 
 def _common(body: dict, limits: RequestLimits) -> None:
-    """The fields common to all endpoints, checked by the chat parser on those fields alone."""
-    probe = {name: body[name] for name in ("stream", "model", *SAMPLING_FIELDS) if name in body}
+    """The fields common to all endpoints, checked by the chat parser on those fields alone.
+
+    A streamed ``n`` above 1 is refused where OVMS refuses it: once ``n`` is known to be a
+    positive integer, so the fields before it are checked first and those after it are not."""
+    n = body.get("n")
+    streamed_n = body.get("stream") is True and _is_int(n) and n > 1
+    fields = SAMPLING_FIELDS[: SAMPLING_FIELDS.index("n")] if streamed_n else SAMPLING_FIELDS
+    probe = {name: body[name] for name in ("stream", "model", *fields) if name in body}
     probe["messages"] = _PROBE_MESSAGES
     try:
         parse_request(probe, CHAT, limits)
     except RequestError as error:
         raise ResponsesRequestError(str(error)) from None
+    if streamed_n:
+        raise ResponsesRequestError("n greater than 1 is not supported for Responses API streaming")
 
 
 # -- the Responses part --------------------------------------------------------------------
@@ -200,7 +212,7 @@ def _tools(body: dict) -> tuple[str, list | None, dict[str, dict]]:
             raise ResponsesRequestError("Tool is not a JSON object")
         function = _function(tool)
         if function is None:
-            continue  # not a function tool: skipped, as OVMS does
+            continue  # a chat-form tool of another type: skipped, as OVMS does
         name = function["name"]
         if choice not in ("auto", "required") and name != choice:
             continue
@@ -238,7 +250,8 @@ def _tool_choice(value: object) -> str:
 
 
 def _function(tool: dict) -> dict | None:
-    """The chat form's ``function`` object of a function tool, None for other tools."""
+    """The chat form's ``function`` object of a function tool; None for a chat-form tool of
+    another type (skipped), a refusal for a flat one."""
     kind = tool.get("type")
     if "function" in tool:
         if isinstance(kind, str) and kind != "function":
@@ -250,7 +263,8 @@ def _function(tool: dict) -> dict | None:
         if not isinstance(kind, str):
             raise ResponsesRequestError("Tool type is missing or invalid")
         if kind != "function":
-            return None
+            # Built-in tools (web_search_preview, file_search, ...) need OpenAI's servers.
+            raise ResponsesRequestError("Only function tools are supported")
         function = {key: value for key, value in tool.items() if key not in ("type", "response")}
     if not isinstance(function.get("name"), str):
         raise ResponsesRequestError("Function object does not contain a valid name field")
@@ -340,6 +354,10 @@ def _echo(
             "summary": summary if summary in REASONING_SUMMARIES else None,
         }
     return echo
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _is_number(value: object) -> bool:
