@@ -109,7 +109,8 @@ def test_a_folder_that_does_not_load_says_why_without_build_paths(
     # openvino-genai's reason, without the build machine's source locations (OpenVINO's own
     # frontends print lines of theirs on stderr too: only ovmsx's report is checked).
     reasons = [line for line in output.splitlines() if "initialization failed" in line]
-    assert reasons and "openvino_model.xml" in reasons[0], output
+    assert reasons, output
+    assert "openvino_model.xml" in reasons[0], output
     assert not re.search(r"\S+\.(?:cpp|hpp|cc|h):\d+", reasons[0]), reasons[0]
 
 
