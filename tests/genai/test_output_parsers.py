@@ -213,13 +213,26 @@ HERMES3 = [
         calls=[("search", '{"query":"x"}')],
     ),
     S(
-        "hermes3-unclosed-call-before-next-block",
+        # OVMS's stream ends the arguments before the call's last "}": when the call object
+        # never closes, that is the arguments' own brace.
+        "hermes3-unclosed-call-object-loses-the-brace-taken-for-its-end",
         "hermes3",
         None,
         '<tool_call>{"name": "search", "arguments": {"query": "x"}\n<tool_call>'
         '{"name": "get_time", "arguments": {}}</tool_call>',
         "",
-        calls=[("search", '{"query":"x"}'), ("get_time", "{}")],
+        calls=[("search", '{"query":"x"'), ("get_time", "{}")],
+        cut=True,
+    ),
+    S(
+        "hermes3-unclosed-call-object-before-the-end-tag",
+        "hermes3",
+        None,
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "tags": ["a"]}'
+        "</tool_call>",
+        "",
+        calls=[("get_weather", '{"city":"Paris","tags":["a"]')],
+        cut=True,
     ),
     S(
         "hermes3-end-tag-inside-name",
@@ -348,6 +361,15 @@ LLAMA3 = [
         [("search", '{"query":"x"}')],
     ),
     S(
+        "llama3-unclosed-call-object-loses-the-brace-taken-for-its-end",
+        "llama3",
+        None,
+        '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}<|eom_id|>',
+        "",
+        calls=[("get_weather", '{"city":"Paris"')],
+        cut=True,
+    ),
+    S(
         "llama3-no-call",
         "llama3",
         None,
@@ -374,37 +396,73 @@ MISTRAL = [
         "",
         calls=[("search", '{"query":"x"}')],
     ),
+    # Only an output that starts with the tag can be calls; the tags are not content (OVMS
+    # decodes it without special tokens, and its tokenizer writes a space after the tag).
     S(
-        "mistral-text-before-tag",
+        "mistral-tag-inside-content-is-no-call",
         "mistral",
         None,
-        'Let me check. [TOOL_CALLS][{"name": "search", "arguments": {"query": "東京"}}]',
-        "Let me check. ",
-        calls=[("search", '{"query":"東京"}')],
+        'Let me check.\n\n[TOOL_CALLS] [{"name": "search", "arguments": {"query": "東京"}}]</s>',
+        'Let me check.\n\n [{"name": "search", "arguments": {"query": "東京"}}]',
     ),
     S(
-        "mistral-eos-ends-an-unclosed-call",
+        "mistral-second-tag-makes-it-all-content",
         "mistral",
         None,
-        '[TOOL_CALLS][{"name": "search", "arguments": {"query": "x"</s>',
-        "",
-        calls=[("search", '{"query":"x"')],
-        cut=True,
+        '[TOOL_CALLS][{"name": "search", "arguments": {"query": "a"}}]</s> \n\nMore text.\n\n'
+        '[TOOL_CALLS] [{"name": "get_time", "arguments": {}}]</s>',
+        '[{"name": "search", "arguments": {"query": "a"}}] \n\nMore text.\n\n'
+        ' [{"name": "get_time", "arguments": {}}]',
     ),
     S(
-        "mistral-two-tagged-arrays",
+        "mistral-two-tagged-arrays-are-content",
         "mistral",
         None,
         '[TOOL_CALLS][{"name": "search", "arguments": {}}][TOOL_CALLS][{"name": "get_time", '
         '"arguments": {}}]',
-        "",
-        calls=[("search", "{}"), ("get_time", "{}")],
+        '[{"name": "search", "arguments": {}}][{"name": "get_time", "arguments": {}}]',
     ),
     S(
-        "mistral-object-without-array",
+        "mistral-text-after-the-array-makes-it-content",
+        "mistral",
+        None,
+        '[TOOL_CALLS][{"name": "search", "arguments": {"query": "x"}}]</s> Done.',
+        '[{"name": "search", "arguments": {"query": "x"}}] Done.',
+    ),
+    S(
+        "mistral-cut-off-array-is-content",
+        "mistral",
+        None,
+        '[TOOL_CALLS][{"name": "search", "arguments": {"query": "x"</s>',
+        '[{"name": "search", "arguments": {"query": "x"',
+    ),
+    S(
+        "mistral-object-without-array-is-content",
         "mistral",
         None,
         '[TOOL_CALLS] {"name": "search", "arguments": {"query": "x"}}',
+        ' {"name": "search", "arguments": {"query": "x"}}',
+    ),
+    S(
+        "mistral-whitespace-before-the-tag-is-content",
+        "mistral",
+        None,
+        ' [TOOL_CALLS][{"name": "search", "arguments": {}}]',
+        ' [{"name": "search", "arguments": {}}]',
+    ),
+    S(
+        "mistral-whitespace-around-the-array",
+        "mistral",
+        None,
+        '[TOOL_CALLS]\n[{"name": "search", "arguments": {"query": "x"}}]\n</s>',
+        "",
+        calls=[("search", '{"query":"x"}')],
+    ),
+    S(
+        "mistral-end-of-turn-token-after-the-array",
+        "mistral",
+        None,
+        '[TOOL_CALLS][{"name": "search", "arguments": {"query": "x"}}]<|im_end|>',
         "",
         calls=[("search", '{"query":"x"}')],
     ),
@@ -428,7 +486,7 @@ MISTRAL = [
         "mistral",
         None,
         "Answer first.[TOOL_CALLS] sorry",
-        "Answer first.",
+        "Answer first. sorry",
     ),
 ]
 
@@ -451,14 +509,45 @@ PHI4 = [
         "I will call a tool.\n",
         calls=[("search", '{"query":"x"}'), ("get_weather", '{"city":"Rome","days":2}')],
     ),
+    # All that follows the first functools must be one array: two blocks give no call.
     S(
-        "phi4-end-token-ends-an-unclosed-call",
+        "phi4-two-functools-blocks-give-no-call",
         "phi4",
         None,
-        'functools[{"name": "search", "arguments": {"query": "x"<|end|>',
+        'functools[{"name": "search", "arguments": {"query": "a"}}]\n\nMore text.\n\n'
+        'functools[{"name": "get_time", "arguments": {}}]',
         "",
-        calls=[("search", '{"query":"x"')],
-        cut=True,
+    ),
+    S(
+        "phi4-text-then-two-blocks",
+        "phi4",
+        None,
+        'Checking.\nfunctools[{"name": "search", "arguments": {}}]'
+        'functools[{"name": "get_time", "arguments": {}}]',
+        "Checking.\n",
+    ),
+    S(
+        "phi4-text-after-the-array-gives-no-call",
+        "phi4",
+        None,
+        'functools[{"name": "search", "arguments": {"query": "x"}}] Done.',
+        "",
+    ),
+    S(
+        "phi4-cut-off-array-gives-no-call",
+        "phi4",
+        None,
+        'functools[{"name": "search", "arguments": {"query": "x"',
+        "",
+    ),
+    S(
+        "phi4-invalid-elements-dropped",
+        "phi4",
+        None,
+        'functools[{"name": "search", "arguments": {"query": "x"}}, '
+        '{"tool": "get_time", "arguments": {}}, {"name": "add", "options": {}}, 7]',
+        "",
+        calls=[("search", '{"query":"x"}')],
     ),
     S("phi4-malformed", "phi4", None, "Sure functools{oops", "Sure "),
     S(
@@ -630,6 +719,22 @@ DEVSTRAL = [
         None,
         "Text[TOOL_CALLS][ARGS]{}",
         "Text[ARGS]{}",
+    ),
+    S(
+        "devstral-whitespace-around-the-name-is-trimmed",
+        "devstral",
+        None,
+        'Before the call [TOOL_CALLS] get_weather [ARGS]{"city": "Paris"}',
+        "Before the call ",
+        calls=[("get_weather", '{"city": "Paris"}')],
+    ),
+    S(
+        "devstral-newline-after-the-name-is-trimmed",
+        "devstral",
+        None,
+        "[TOOL_CALLS]\tget_time\n[ARGS]</s>",
+        "",
+        calls=[("get_time", "{}")],
     ),
     S("devstral-no-call", "devstral", None, "Just text.</s>", "Just text."),
 ]
@@ -897,6 +1002,59 @@ def test_string_values_stream_before_the_call_ends() -> None:
     assert arguments["tool_calls"][0]["function"] == {"arguments": '{"query":"line one'}
     assert stream.feed("line two") == [
         {"tool_calls": [{"index": 0, "function": {"arguments": "\\nline two"}}]}
+    ]
+
+
+def test_stream_holds_the_arguments_brace_until_the_call_closes() -> None:
+    # OVMS's streams end the arguments before the call's last "}", so the arguments' own brace
+    # goes out only once the call object's brace has come.
+    opening = '<tool_call>{"name": "search", "arguments": {"query": "x"}'
+    closed = OutputParser("hermes3", None, TOOLS).stream()
+    header, arguments = closed.feed(opening)
+    assert header["tool_calls"][0]["function"] == {"name": "search", "arguments": ""}
+    assert arguments["tool_calls"][0]["function"] == {"arguments": '{"query":"x"'}
+    assert closed.feed("}") == [{"tool_calls": [{"index": 0, "function": {"arguments": "}"}}]}]
+    unclosed = OutputParser("hermes3", None, TOOLS).stream()
+    unclosed.feed(opening)
+    assert unclosed.feed("</tool_call>") == []
+    assert unclosed.finish() == []
+    cut = OutputParser("llama3", None, TOOLS).stream()
+    cut.feed('{"name": "search", "parameters": {"query": "x"}')
+    assert cut.finish() == []
+
+
+@pytest.mark.parametrize(
+    ("tool", "text"),
+    [
+        ("mistral", '[TOOL_CALLS][{"name": "search", "arguments": {"query": "x"}}]'),
+        ("phi4", 'functools[{"name": "search", "arguments": {"query": "x"}}]'),
+    ],
+)
+def test_stream_sends_json_array_calls_when_the_output_ends(tool: str, text: str) -> None:
+    # Text after the array would make it no call at all, so nothing goes out before the end.
+    stream = OutputParser(tool, None, TOOLS).stream()
+    assert [d for piece in text for d in stream.feed(piece)] == []
+    header, arguments = stream.finish()
+    assert header["tool_calls"][0]["function"] == {"name": "search", "arguments": ""}
+    assert arguments["tool_calls"][0]["function"] == {"arguments": '{"query":"x"}'}
+
+
+def test_stream_content_with_a_mistral_tag_inside_is_not_held_back() -> None:
+    stream = OutputParser("mistral", None, TOOLS).stream()
+    assert stream.feed("Let me check. [TOOL_CALLS] [{") == [{"content": "Let me check.  [{"}]
+    assert not stream.tool_calls_seen
+
+
+def test_stream_devstral_name_in_pieces_with_spaces() -> None:
+    stream = OutputParser("devstral", None, TOOLS).stream()
+    deltas = [
+        d for piece in ("Hi", "[TOOL_CALLS]", " get", "_", "weather") for d in stream.feed(piece)
+    ]
+    assert deltas == [{"content": "Hi"}]
+    (header,) = stream.feed(" [ARGS]")
+    assert header["tool_calls"][0]["function"] == {"name": "get_weather", "arguments": ""}
+    assert stream.feed('{"city": "Paris"}') == [
+        {"tool_calls": [{"index": 0, "function": {"arguments": '{"city": "Paris"}'}}]}
     ]
 
 

@@ -1,60 +1,58 @@
-"""A JSON array of call objects after a start tag, as mistral and phi4 write their calls.
+"""A JSON array of call objects, as mistral and phi4 write their calls, read as OVMS reads it:
+all or nothing.
 
-Calls are announced one by one as the array streams. Elements that are not valid calls are
-dropped; so is whatever follows the array, except a new start tag, which opens another array.
+OVMS parses the whole text after the start as one JSON document. Only an array gives calls: its
+elements with a string ``name`` and an object of ``arguments`` (others are dropped). Anything
+else (text after the array, a second start tag, an array cut short) gives no call at all. That
+is known only when the output ends, so the region is held back until then and goes out at the
+end, in the stream as in the unary parse.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable
 
-from .json_call import CallReader, step_call
+from .json_call import compact_json
 from .stream import Context, Handler
-from .text_scan import find_tag, leading_whitespace
-
-_OPEN, _ELEMENT, _CALL, _SEPARATOR, _AFTER = range(5)
 
 
-class JsonArrayCalls(Handler):
-    def __init__(self, tag: str, terminators: Sequence[str]) -> None:
-        self.tag = tag
-        self.terminators = tuple(terminators)
-        self.state = _OPEN
-        self.reader: CallReader | None = None
+class HeldRegion(Handler):
+    """Holds the rest of the output and, once it has all come, hands it to ``settle``."""
+
+    def __init__(self, settle: Callable[[Context, str], None]) -> None:
+        self.settle = settle
 
     def step(self, ctx: Context, final: bool) -> bool:
-        if self.state == _CALL:
-            return step_call(self, ctx, final, _SEPARATOR)
-        if self.state == _AFTER:
-            at, tag = find_tag(ctx.buf, (self.tag,), final)
-            ctx.consume(at)
-            if tag is None:
-                return at > 0
-            ctx.consume(len(tag))
-            self.state = _OPEN
-            return True
-        spaces = leading_whitespace(ctx.buf)
-        if spaces:
-            ctx.consume(spaces)
-            return True
-        if not ctx.buf:
-            return False
-        c = ctx.buf[0]
-        opens_element = c == "[" if self.state == _OPEN else c == ","
-        if c == "{":
-            # A bare object where the array should open is taken as a one-call array.
-            self.reader = CallReader(("arguments",), self.terminators)
-            self.state = _CALL
-        elif opens_element:
-            ctx.consume(1)
-            self.state = _ELEMENT
-        elif self.state != _OPEN and c == "]":
-            ctx.consume(1)
-            self.state = _AFTER
-        else:
-            self.state = _AFTER
-        return True
+        if final:
+            self.settle(ctx, ctx.consume(len(ctx.buf)))
+        return False
 
-    def close(self, ctx: Context) -> None:
-        if self.reader is not None:
-            self.reader.step(ctx, final=True)
+
+def array_calls(text: str) -> list[tuple[str, str]] | None:
+    """``(name, arguments JSON)`` of each valid call when ``text`` is one JSON array (whitespace
+    around it allowed), else None."""
+    try:
+        value = json.loads(text, parse_constant=_not_json)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, list):
+        return None
+    return [
+        (element["name"], compact_json(element["arguments"]))
+        for element in value
+        if isinstance(element, dict)
+        and isinstance(element.get("name"), str)
+        and isinstance(element.get("arguments"), dict)
+    ]
+
+
+def emit_calls(ctx: Context, calls: list[tuple[str, str]]) -> None:
+    for name, arguments in calls:
+        ctx.start_call(name)
+        ctx.emit_args(arguments)
+
+
+def _not_json(constant: str) -> float:
+    # Python reads NaN and Infinity; the JSON parser OVMS uses does not.
+    raise ValueError(constant)

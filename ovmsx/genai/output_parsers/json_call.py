@@ -8,7 +8,10 @@ read whole and kept only if it parses to an object with a string ``name`` and an
 arguments, which is the check OVMS applies to every call; the rest is dropped, as OVMS drops it.
 
 Once announced a call stays, even if the text stops inside its arguments (the stream has already
-sent it): its arguments are then what was generated.
+sent it): its arguments are then what was generated. The brace that closes the arguments is held
+back until the call object closes too: OVMS ends the arguments before the last ``}`` of the call,
+so when the model forgets the object's own brace, the arguments' brace is taken for it and is
+not part of the arguments.
 """
 
 from __future__ import annotations
@@ -135,6 +138,7 @@ class CallReader:
         self.state = _HEADER
         self.depth = _Depth()
         self.whole: list[str] = []
+        self.held = ""
 
     def step(self, ctx: Context, final: bool) -> int:
         limit, cut = self._visible(ctx.buf, final)
@@ -157,7 +161,10 @@ class CallReader:
         if self.state == _TAIL:
             closed = self.depth.closes_at(text)
             ctx.consume(limit if closed < 0 else closed)
-            if closed >= 0 or ended:
+            if closed >= 0:
+                ctx.emit_args(self.held)
+                return DONE
+            if ended:
                 return DONE
             return PROGRESS if limit else MORE
         closed = self.depth.closes_at(text)
@@ -204,6 +211,7 @@ class CallReader:
                 state.depth -= 1
                 if state.depth == 0:
                     closed = True
+                    self.held = out.pop()
                     break
         ctx.emit_args("".join(out))
         ctx.consume(used)

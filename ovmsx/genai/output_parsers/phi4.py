@@ -1,12 +1,14 @@
 """phi4: ``functools[{"name": ..., "arguments": {...}}, ...]`` (Phi-4-mini).
 
-The content is what precedes ``functools``; the calls follow it as a JSON array.
+As OVMS reads it: the content is what precedes the first ``functools``; all that follows it must
+be one JSON array to give calls (``json_array``), so a second ``functools`` block, or text after
+the array, gives none. Either way that part is not content.
 """
 
 from __future__ import annotations
 
-from .json_array import JsonArrayCalls
-from .stream import Handler
+from .json_array import HeldRegion, array_calls, emit_calls
+from .stream import Context, Handler
 
 _TAG = "functools"
 
@@ -17,5 +19,8 @@ class Phi4:
     content_drops = ()
 
     def enter(self, opener: str) -> Handler:
-        # Phi-4's end-of-turn token, when decoded, ends a call that never closed.
-        return JsonArrayCalls(_TAG, ("<|end|>",))
+        return HeldRegion(_settle)
+
+
+def _settle(ctx: Context, text: str) -> None:
+    emit_calls(ctx, array_calls(text) or [])

@@ -30,7 +30,8 @@ class ToolFormat(Protocol):
     start_tags: tuple[str, ...]
     """Tags that open a tool-call region anywhere in the content."""
     start_prefixes: tuple[str, ...]
-    """Text that opens one only at the very start of the content (and is part of the calls)."""
+    """Text that opens one only at the start of the content, after any whitespace (the text and
+    the whitespace are left for the handler)."""
     content_drops: tuple[str, ...]
     """Special tokens that are not content (end-of-turn tokens, when the output is decoded with
     special tokens for the format's sake)."""
@@ -159,7 +160,8 @@ class ContentHandler(Handler):
                 spaces = leading_whitespace(ctx.buf)
                 opener = prefix_state(ctx.buf[spaces:], tool.start_prefixes)
                 if opener:
-                    ctx.consume(spaces)
+                    # The whitespace stays for the handler: one that finds no call there gives
+                    # the text back as content, whitespace included.
                     ctx.reasoning_pending = False
                     ctx.switch(tool.enter(opener))
                     return True
