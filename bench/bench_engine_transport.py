@@ -1,5 +1,5 @@
 """How the server hears from an LLM engine process: the transports measured for
-ovmsx/genai/engine_client.py, side by side.
+ovmsx/genai/engine/engine_client.py, side by side.
 
 An engine sends one frame per step (every stream's new text); the server's event loop must take
 it in with as little CPU as possible, since that CPU is what the serving loop loses. Each
@@ -30,7 +30,7 @@ import time
 
 from perf_doc import add_write_arguments, machine, publish
 
-from ovmsx.genai.wire import FrameReader, pack
+from ovmsx.genai.engine.wire import FrameReader, pack
 
 # Children are forked: they inherit their end of the channel and need nothing else.
 _FORK = multiprocessing.get_context("fork")

@@ -24,6 +24,7 @@ from ovmsx.frontend.kserve_service import KServeService
 from ovmsx.frontend.memory_budget import MemoryBudget
 from ovmsx.frontend.request_observer import RequestObserver
 from ovmsx.frontend.rest_context import RestContext
+from ovmsx.genai.calculators import register as register_genai_calculators
 from ovmsx.metrics.serving_metrics import ServingMetrics
 from ovmsx.metrics.settings import MetricsSettings
 from ovmsx.servables import compile_defaults
@@ -102,7 +103,7 @@ async def _start_rest(
     from ovmsx.frontend.cors import Cors
     from ovmsx.frontend.rest_app import RestApp  # the HTTP library loads only when REST serves
     from ovmsx.frontend.rest_server import RestServer
-    from ovmsx.genai.v3_api import V3App
+    from ovmsx.frontend.v3_api import V3App
 
     if options.rest_workers is not None:
         log.warning(
@@ -224,6 +225,7 @@ async def serve(
     set_cpu_defaults(options.grpc_workers if role is not None else 1)
 
     dispatcher = InferenceDispatcher(loop)
+    register_genai_calculators()  # before any graph loads
     registry = ServableRegistry(dispatcher, options.cache_dir)
     metrics = None if metrics_settings is None else ServingMetrics(metrics_settings)
     registry.metrics = metrics

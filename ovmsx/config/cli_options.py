@@ -29,7 +29,7 @@ from ovmsx.config.model_config import REMOTE_PREFIXES, ModelConfig
 from ovmsx.config.preprocessing import FLAGS as PREPROCESSING_FLAGS
 from ovmsx.config.preprocessing import Preprocessing, parse_preprocessing
 from ovmsx.frontend.memory_budget import DEFAULT_QUOTA
-from ovmsx.genai.engine_limits import EngineLimits, parse_size
+from ovmsx.genai.engine.engine_limits import EngineLimits, parse_size
 from ovmsx.genai.task_graph import (
     TEXT_GENERATION,
     EncoderFlags,

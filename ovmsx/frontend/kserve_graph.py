@@ -48,7 +48,8 @@ from ovmsx.servables.infer_request import InferRequest
 from ovmsx.status import StatusCode, StatusError, status_error
 
 if TYPE_CHECKING:
-    from ovmsx.frontend.request_observer import GraphCall, RequestObserver
+    from ovmsx.frontend.request_observer import RequestObserver
+    from ovmsx.metrics.graph_call import GraphCall
 
 log = logging.getLogger("ovmsx.frontend")
 

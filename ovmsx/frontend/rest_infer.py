@@ -13,10 +13,11 @@ from typing import NamedTuple
 
 from ovmsx.frontend import grpc_predict_v2_pb2 as pb
 from ovmsx.frontend.kserve_graph import infer_graph, infer_graph_now
-from ovmsx.frontend.request_observer import GRAPH, MODEL, PIPELINE, GraphCall, RequestObserver
+from ovmsx.frontend.request_observer import GRAPH, MODEL, PIPELINE, RequestObserver
 from ovmsx.frontend.rest_inputs import RestInput
 from ovmsx.frontend.rest_outputs import Output, graph_outputs, tensor_outputs
 from ovmsx.metrics.families import MODEL_INFER, REST
+from ovmsx.metrics.graph_call import GraphCall
 from ovmsx.metrics.inference_meter import DAG_INTERFACE
 from ovmsx.servables.graph import Graph
 from ovmsx.servables.infer_request import InferRequest, InferResult

@@ -39,8 +39,8 @@ from ovmsx.frontend.rest_app import RestApp
 from ovmsx.frontend.rest_request_deadline import DEFAULT_TIMEOUT_SECONDS, DeadlineProtocol
 from ovmsx.frontend.rest_response import RestResponse
 from ovmsx.frontend.rest_routes import escapes
+from ovmsx.frontend.v3_api import V3App, is_v3_path
 from ovmsx.frontend.v3_stream import serve_v3
-from ovmsx.genai.v3_api import V3App, is_v3_path
 
 log = logging.getLogger("ovmsx.server")
 

@@ -28,14 +28,14 @@ import orjson
 
 from ovmsx import _core
 from ovmsx.frontend.request_observer import RequestObserver
-from ovmsx.genai.embeddings_node import EmbeddingsNode
-from ovmsx.genai.encoder_answer import encoder_answer, encoder_tokenize
-from ovmsx.genai.generation_meter import GenerationMeter
-from ovmsx.genai.llm_node import LLMNode
-from ovmsx.genai.openai_request import CHAT, COMPLETIONS, RESPONSES
-from ovmsx.genai.refusal_log import RefusalLog
-from ovmsx.genai.rerank_node import RerankNode
-from ovmsx.genai.v3_errors import RETRY_AFTER_S, V3Error, invalid_json, unavailable
+from ovmsx.genai.encoders.embeddings_node import EmbeddingsNode
+from ovmsx.genai.encoders.encoder_answer import encoder_answer, encoder_tokenize
+from ovmsx.genai.encoders.rerank_node import RerankNode
+from ovmsx.genai.openai.generation_meter import GenerationMeter
+from ovmsx.genai.openai.openai_request import CHAT, COMPLETIONS, RESPONSES
+from ovmsx.genai.openai.refusal_log import RefusalLog
+from ovmsx.genai.openai.v3_errors import RETRY_AFTER_S, V3Error, invalid_json, unavailable
+from ovmsx.genai.text_generation.llm_node import LLMNode
 from ovmsx.graph.calculator import CalculatorNode
 from ovmsx.in_flight import InFlight
 from ovmsx.metrics.families import REST, STREAM, UNARY

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Sequence
 
-from ovmsx.genai.v3_api import V3App, V3Response
+from ovmsx.frontend.v3_api import V3App, V3Response
 
 _STREAM_HEADERS = (
     (b"content-type", b"text/event-stream"),

@@ -1,7 +1,13 @@
 """Generative AI serving: OVMS's OpenAI-compatible ``/v3`` (and ``/v1``) endpoints.
 
-The REST frontend routes a ``/v3`` request here by the JSON ``model`` field; an
-``HttpLLMCalculator`` graph binds that name to an LLM engine (engine_client.py), which runs
-openvino-genai in a process of its own (engine_process.py) so that its forward passes, which hold
-the GIL, never stall the server.
+The REST frontend (ovmsx/frontend/v3_api.py) routes a ``/v3`` request by its JSON ``model``
+field to a graph whose generative node serves it. The rooms (docs/architecture.md):
+
+- ``openai/``: the protocol every task shares (request checks, errors, Responses API);
+- ``engine/``: the engine process running an openvino-genai pipeline away from the server, and
+  its client;
+- one folder per task: ``text_generation/`` (LLMs), ``encoders/`` (embeddings, rerank);
+- here: what every task reads alike (model folders and ``--task`` graphs, node options, the
+  ``/v3`` node's checks, openvino-genai's error texts), the output parsers, and the calculators'
+  registration (calculators.py).
 """

@@ -4,25 +4,25 @@ it, so a server without generative graphs never loads them."""
 
 from __future__ import annotations
 
-from ovmsx.graph.calculator_registry import register_factory
+from ovmsx.graph.calculator_table import register_factory
 
 ORIGIN = "ovmsx.genai (built in)"
 
 
 def _llm_node(node, load):
-    from ovmsx.genai.llm_node import LLMNode
+    from ovmsx.genai.text_generation.llm_node import LLMNode
 
     return LLMNode(node, load)
 
 
 def _embeddings_node(node, load):
-    from ovmsx.genai.embeddings_node import EmbeddingsNode
+    from ovmsx.genai.encoders.embeddings_node import EmbeddingsNode
 
     return EmbeddingsNode(node, load)
 
 
 def _rerank_node(node, load):
-    from ovmsx.genai.rerank_node import RerankNode
+    from ovmsx.genai.encoders.rerank_node import RerankNode
 
     return RerankNode(node, load)
 

@@ -21,53 +21,32 @@ import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ovmsx.graph.python_calculator import PythonCalculator, factory_for
+# The graph package's calculators register when their package is imported: importing it here
+# makes every lookup see them, whichever module a caller imported first.
+from ovmsx.graph import calculator_table
+from ovmsx.graph import calculators as _built_in  # noqa: F401
+from ovmsx.graph.calculator_table import register_calculator, register_factory
 from ovmsx.status import StatusCode, StatusError, status_error
 
 ENTRY_POINT_GROUP = "ovmsx.calculators"
+__all__ = ["import_modules", "known_names", "lookup", "register_calculator", "register_factory"]
 
-# name -> (node factory, where it came from)
-_TABLE: dict[str, tuple[Callable, object]] = {}
 _module_numbers = itertools.count(1)
 # Resolved path of every calculator file imported so far; graphs load in parallel threads.
 _imported_files: set[Path] = set()
 _import_lock = threading.Lock()
 
 
-def register_factory(name: str, factory: Callable, origin: object) -> None:
-    """Register a node factory ``(node, load) -> CalculatorNode`` under ``name``."""
-    known = _TABLE.get(name)
-    if known is not None and known[1] is not origin:
-        raise status_error(
-            StatusCode.MEDIAPIPE_GRAPH_INITIALIZATION_ERROR,
-            f"calculator {name} is registered twice ({_describe(known[1])} and "
-            f"{_describe(origin)})",
-        )
-    _TABLE[name] = (factory, origin)
-
-
-def register_calculator(calculator=None, *, name: str | None = None):
-    """Class decorator: ``@register_calculator`` or ``@register_calculator(name="X")``."""
-
-    def register(cls: type) -> type:
-        if not (isinstance(cls, type) and issubclass(cls, PythonCalculator)):
-            raise TypeError("register_calculator takes a subclass of PythonCalculator")
-        register_factory(name or cls.__name__, factory_for(cls), cls)
-        return cls
-
-    return register(calculator) if calculator is not None else register
-
-
 def lookup(name: str) -> Callable | None:
-    found = _TABLE.get(name)
+    found = calculator_table._TABLE.get(name)
     if found is None:
         _load_entry_point(name)
-        found = _TABLE.get(name)
+        found = calculator_table._TABLE.get(name)
     return found[0] if found else None
 
 
 def known_names() -> list[str]:
-    return sorted(_TABLE)
+    return sorted(calculator_table._TABLE)
 
 
 def import_modules(specs: Iterable[str], base_dir: Path, graph: str) -> None:
@@ -117,7 +96,7 @@ def _load_entry_point(name: str) -> None:
             continue
         try:
             calculator = entry.load()
-            if name not in _TABLE:
+            if name not in calculator_table._TABLE:
                 register_calculator(calculator, name=name)
         except StatusError:
             raise
@@ -127,15 +106,3 @@ def _load_entry_point(name: str) -> None:
                 f"calculator {name}: entry point {entry.value} failed to load: "
                 f"{type(error).__name__}: {error}",
             ) from error
-
-
-def _describe(origin: object) -> str:
-    if isinstance(origin, type):
-        return f"{origin.__module__}.{origin.__qualname__}"
-    return str(origin)
-
-
-# The built-in calculators register themselves when their package is imported; importing it
-# here (after register_factory exists) makes every lookup see them, whichever module a caller
-# imported first.
-from ovmsx.graph import calculators as _built_in  # noqa: E402, F401

@@ -18,8 +18,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from ovmsx.config.cli_options import ServerOptions
 from ovmsx.config.monitoring_config import MonitoringConfig
 from ovmsx.metrics.families import DEFAULT_FAMILIES, KNOWN_FAMILIES
 
@@ -30,6 +30,14 @@ REST_PORT_MISSING = (
     "CLI parameter rest_port is not defined. It must be set to enable metrics on the REST interface"
 )
 INVALID_FAMILY = "Invalid name in metrics_list"
+
+
+class MetricsFlags(Protocol):
+    """The command line's metrics flags (``ServerOptions`` has them)."""
+
+    metrics_enable: bool
+    metrics_list: Sequence[str]
+    rest_port: int
 
 
 class MetricsConfigError(Exception):
@@ -44,7 +52,7 @@ class MetricsSettings:
 
 
 def metrics_settings(
-    options: ServerOptions, monitoring: MonitoringConfig | None
+    options: MetricsFlags, monitoring: MonitoringConfig | None
 ) -> MetricsSettings | None:
     """The metrics settings of a server start, ``None`` when metrics are off; raises
     ``MetricsConfigError`` with OVMS's message when they cannot be honoured."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import openvino_genai as genai
 import pytest
 
-from ovmsx.genai.byte_level_text import ByteLevelText
+from ovmsx.genai.engine.byte_level_text import ByteLevelText
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 

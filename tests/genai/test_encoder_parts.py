@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ovmsx.genai.batch_worker import BatchWorker
+from ovmsx.genai.encoders.batch_worker import BatchWorker
 from ovmsx.genai.model_folder import pooling_from_folder, special_tokens
 
 VOCAB = {"[PAD]": 0, "<s>": 5, "</s>": 6, "[SEP]": 7}

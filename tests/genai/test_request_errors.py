@@ -255,7 +255,7 @@ def test_a_refusal_is_logged_with_its_status_path_and_reason(llm: RestProcess) -
 
 
 def test_refusals_are_logged_at_most_ten_a_second(caplog, monkeypatch) -> None:
-    from ovmsx.genai import refusal_log
+    from ovmsx.genai.openai import refusal_log
 
     now = [100.0]
     monkeypatch.setattr(refusal_log.time, "monotonic", lambda: now[0])

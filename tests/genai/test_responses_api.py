@@ -1,6 +1,7 @@
-"""The Responses API translation (ovmsx/genai/responses_api), without a server: requests turned
-into chat requests the chat parser accepts, OVMS's refusals word for word, and Response objects
-and event streams checked against the openai package's own types and its streaming client."""
+"""The Responses API translation (ovmsx/genai/openai/responses_api), without a server:
+requests turned into chat requests the chat parser accepts, OVMS's refusals word for word, and
+Response objects and event streams checked against the openai package's own types and its
+streaming client."""
 
 from __future__ import annotations
 
@@ -13,9 +14,8 @@ import pytest
 from openai.types.responses import Response, ResponseStreamEvent
 from pydantic import TypeAdapter
 
-from ovmsx.genai.llm_options import RequestLimits
-from ovmsx.genai.openai_request import CHAT, RequestError, parse_request
-from ovmsx.genai.responses_api import (
+from ovmsx.genai.openai.openai_request import CHAT, RequestError, RequestLimits, parse_request
+from ovmsx.genai.openai.responses_api import (
     DONE,
     ChatEquivalent,
     ResponseBuilder,

@@ -8,11 +8,11 @@ import asyncio
 
 import orjson
 
-from ovmsx.genai.engine_client import Generation
-from ovmsx.genai.generation_meter import GenerationMeter
-from ovmsx.genai.llm_servable import _chunks
-from ovmsx.genai.openai_request import COMPLETIONS, GenerationRequest
-from ovmsx.genai.openai_response import DONE, Reply
+from ovmsx.genai.engine.engine_client import Generation
+from ovmsx.genai.openai.generation_meter import GenerationMeter
+from ovmsx.genai.openai.openai_request import COMPLETIONS, GenerationRequest
+from ovmsx.genai.text_generation.llm_servable import _chunks
+from ovmsx.genai.text_generation.openai_response import DONE, Reply
 
 RESULT = {
     "prompt_tokens": 2,

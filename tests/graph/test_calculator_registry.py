@@ -13,7 +13,7 @@ import pytest
 
 from ovmsx.calculators import PythonCalculator, register_calculator
 from ovmsx.config.mediapipe_config import MediapipeConfig
-from ovmsx.graph import calculator_registry
+from ovmsx.graph import calculator_registry, calculator_table
 from ovmsx.graph.calculator import GraphLoad
 from ovmsx.graph.calculator_registry import import_modules, known_names, lookup
 from ovmsx.graph.graph_config import parse_graph
@@ -28,7 +28,7 @@ INIT_ERROR = "Failed to initialize mediapipe graph - "
 @pytest.fixture(autouse=True)
 def _own_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test registers into a copy of the table (built-ins included), imports afresh."""
-    monkeypatch.setattr(calculator_registry, "_TABLE", dict(calculator_registry._TABLE))
+    monkeypatch.setattr(calculator_table, "_TABLE", dict(calculator_table._TABLE))
     monkeypatch.setattr(calculator_registry, "_imported_files", set())
 
 
@@ -58,7 +58,7 @@ DOUBLER = """
 
 
 def _calculator_of(name: str) -> type:
-    return calculator_registry._TABLE[name][1]
+    return calculator_table._TABLE[name][1]
 
 
 # -- names -----------------------------------------------------------------------------------

@@ -7,9 +7,10 @@ and retirement work as for any graph. Requests reach the servable from the ``/v3
 
 from __future__ import annotations
 
-from ovmsx.genai.embeddings_servable import EmbeddingsServable, EmbeddingsSettings
-from ovmsx.genai.llm_options import parse_plugin_config
-from ovmsx.genai.v3_node import EncoderNode, checked_options, encoder_folder
+from ovmsx.genai.encoders.embeddings_servable import EmbeddingsServable, EmbeddingsSettings
+from ovmsx.genai.encoders.encoder_node import EncoderNode, encoder_folder
+from ovmsx.genai.node_options import parse_plugin_config
+from ovmsx.genai.v3_node import checked_options
 from ovmsx.graph.calculator import GraphLoad
 from ovmsx.graph.graph_config import NodeConfig
 from ovmsx.status import StatusCode, status_error

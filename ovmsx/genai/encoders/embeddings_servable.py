@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ovmsx.genai.batch_worker import BatchWorker, Job
-from ovmsx.genai.embeddings_request import EmbeddingsRequest, EmbeddingsRequestError
-from ovmsx.genai.encoder_model import (
+from ovmsx.genai.encoders.batch_worker import BatchWorker, Job
+from ovmsx.genai.encoders.embeddings_request import EmbeddingsRequest, EmbeddingsRequestError
+from ovmsx.genai.encoders.encoder_model import (
     ATTENTION_MASK,
     MAX_ROWS,
     EncoderLoadError,

@@ -12,19 +12,23 @@ import base64
 import numpy as np
 import orjson
 
-from ovmsx.genai.embeddings_request import (
+from ovmsx.genai.encoders.embeddings_request import (
     BASE64,
     EmbeddingsRequest,
     EmbeddingsRequestError,
     parse_embeddings_request,
 )
-from ovmsx.genai.embeddings_servable import Embedded
+from ovmsx.genai.encoders.embeddings_servable import Embedded
+from ovmsx.genai.encoders.rerank_request import (
+    RerankRequest,
+    RerankRequestError,
+    parse_rerank_request,
+)
+from ovmsx.genai.encoders.rerank_servable import RerankInputError, RerankServable
 from ovmsx.genai.genai_errors import genai_message
-from ovmsx.genai.openai_request import RequestError
-from ovmsx.genai.rerank_request import RerankRequest, RerankRequestError, parse_rerank_request
-from ovmsx.genai.rerank_servable import RerankInputError, RerankServable
-from ovmsx.genai.tokenize_request import parse_tokenize, tokens_answer
-from ovmsx.genai.v3_errors import V3Error, execution_error
+from ovmsx.genai.openai.openai_request import RequestError
+from ovmsx.genai.openai.tokenize_request import parse_tokenize, tokens_answer
+from ovmsx.genai.openai.v3_errors import V3Error, execution_error
 from ovmsx.status import StatusCode, render
 
 

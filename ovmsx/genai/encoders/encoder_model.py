@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ovmsx.genai.tokenize_request import tokenize_rows
+from ovmsx.genai.openai.tokenize_request import tokenize_rows
 
 MAX_ROWS = 32
 INPUT_IDS = "input_ids"

@@ -38,7 +38,7 @@ class EncoderNode(CalculatorNode):
         raise NotImplementedError
 
     def load(self) -> None:
-        from ovmsx.genai.encoder_model import EncoderLoadError
+        from ovmsx.genai.encoders.encoder_model import EncoderLoadError
 
         try:
             self.servable = self.make_servable()

@@ -3,9 +3,10 @@ reloaded and retired as the embeddings node is (embeddings_node.py)."""
 
 from __future__ import annotations
 
-from ovmsx.genai.llm_options import parse_plugin_config
-from ovmsx.genai.rerank_servable import RerankServable, RerankSettings
-from ovmsx.genai.v3_node import EncoderNode, checked_options, encoder_folder
+from ovmsx.genai.encoders.encoder_node import EncoderNode, encoder_folder
+from ovmsx.genai.encoders.rerank_servable import RerankServable, RerankSettings
+from ovmsx.genai.node_options import parse_plugin_config
+from ovmsx.genai.v3_node import checked_options
 from ovmsx.graph.calculator import GraphLoad
 from ovmsx.graph.graph_config import NodeConfig
 from ovmsx.status import StatusCode, status_error

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ovmsx.genai.batch_worker import BatchWorker, Job
-from ovmsx.genai.encoder_model import (
+from ovmsx.genai.encoders.batch_worker import BatchWorker, Job
+from ovmsx.genai.encoders.encoder_model import (
     MAX_ROWS,
     EncoderLoadError,
     EncoderModel,
@@ -28,8 +28,8 @@ from ovmsx.genai.encoder_model import (
     compile_encoder,
     read_model,
 )
+from ovmsx.genai.encoders.rerank_request import RerankRequest
 from ovmsx.genai.model_folder import max_model_length, read_json_object, special_tokens
-from ovmsx.genai.rerank_request import RerankRequest
 
 DEFAULT_MAX_LENGTH = 512
 SPECIAL_TOKENS_PER_ROW = 4

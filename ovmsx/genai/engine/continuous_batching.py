@@ -4,7 +4,7 @@ included), a draft model for speculative decoding, prompt lookup, OpenVINO prope
 
 from __future__ import annotations
 
-from ovmsx.genai.llm_options import EngineSettings
+from ovmsx.genai.engine.engine_settings import EngineSettings
 
 
 def continuous_batching_pipeline(genai, settings: EngineSettings):

@@ -28,10 +28,10 @@ import subprocess
 import time
 
 from ovmsx.child_python import python_command
-from ovmsx.genai.engine_limits import EngineLimits
-from ovmsx.genai.engine_messages import EngineInfo, EngineRequest
-from ovmsx.genai.llm_options import EngineSettings
-from ovmsx.genai.wire import FrameReader, pack
+from ovmsx.genai.engine.engine_limits import EngineLimits
+from ovmsx.genai.engine.engine_messages import EngineInfo, EngineRequest
+from ovmsx.genai.engine.engine_settings import EngineSettings
+from ovmsx.genai.engine.wire import FrameReader, pack
 
 log = logging.getLogger("ovmsx.llm_calculator")
 
@@ -271,7 +271,9 @@ class EngineClient:
     def _spawn(self) -> tuple[socket.socket, subprocess.Popen, EngineInfo]:
         ours, theirs = socket.socketpair()
         try:
-            command = python_command("ovmsx.genai.engine_process", "main", str(theirs.fileno()))
+            command = python_command(
+                "ovmsx.genai.engine.engine_process", "main", str(theirs.fileno())
+            )
             process = subprocess.Popen(
                 command, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL
             )

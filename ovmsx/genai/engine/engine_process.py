@@ -31,17 +31,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ovmsx.genai.byte_level_text import ByteLevelText, StreamedText
-from ovmsx.genai.continuous_batching import continuous_batching_pipeline
-from ovmsx.genai.engine_messages import EngineInfo, EngineRequest
+from ovmsx.genai.engine.byte_level_text import ByteLevelText, StreamedText
+from ovmsx.genai.engine.continuous_batching import continuous_batching_pipeline
+from ovmsx.genai.engine.engine_messages import EngineInfo, EngineRequest
+from ovmsx.genai.engine.engine_settings import EngineSettings
+from ovmsx.genai.engine.generation_config import UNSET, request_config
+from ovmsx.genai.engine.grammar_probe import GrammarProbe
+from ovmsx.genai.engine.text_decoder import TextDecoder, decode_steps
+from ovmsx.genai.engine.wire import FrameReader, pack, receive, send
 from ovmsx.genai.genai_errors import genai_message
-from ovmsx.genai.generation_config import UNSET, request_config
-from ovmsx.genai.grammar_probe import GrammarProbe
-from ovmsx.genai.llm_options import EngineSettings
 from ovmsx.genai.model_folder import max_model_length
-from ovmsx.genai.text_decoder import TextDecoder, decode_steps
-from ovmsx.genai.tokenize_request import tokenize_rows
-from ovmsx.genai.wire import FrameReader, pack, receive, send
+from ovmsx.genai.openai.tokenize_request import tokenize_rows
 
 log = logging.getLogger("ovmsx.llm_executor")
 
@@ -418,7 +418,7 @@ def serve(sock: socket.socket, settings: EngineSettings) -> int:
     log.info("Initializing Language Model %s servable: %s", kind, settings.models_path)
     try:
         if stateful:
-            from ovmsx.genai.stateful_engine import StatefulEngine
+            from ovmsx.genai.engine.stateful_engine import StatefulEngine
 
             engine = StatefulEngine(settings)
         else:

@@ -27,8 +27,8 @@ import threading
 from collections import OrderedDict
 
 from ovmsx.child_python import python_command
-from ovmsx.genai.grammar_probe import FOLDER_PREFIX
-from ovmsx.genai.wire import FrameReader, pack
+from ovmsx.genai.engine.grammar_probe import FOLDER_PREFIX
+from ovmsx.genai.engine.wire import FrameReader, pack
 
 log = logging.getLogger("ovmsx.llm_calculator")
 
@@ -114,7 +114,7 @@ class GrammarChecker:
         ours, theirs = socket.socketpair()
         try:
             command = python_command(
-                "ovmsx.genai.grammar_process",
+                "ovmsx.genai.engine.grammar_process",
                 "main",
                 str(theirs.fileno()),
                 self.models_path,

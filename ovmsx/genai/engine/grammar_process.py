@@ -17,8 +17,8 @@ import socket
 import sys
 import time
 
-from ovmsx.genai.grammar_probe import GrammarProbe
-from ovmsx.genai.wire import FrameReader, pack
+from ovmsx.genai.engine.grammar_probe import GrammarProbe
+from ovmsx.genai.engine.wire import FrameReader, pack
 
 
 def serve(sock: socket.socket, models_path: str, folder: str) -> int:

@@ -19,11 +19,11 @@ import numpy as np
 import openvino as ov
 import openvino_genai as genai
 
-from ovmsx.genai.engine_messages import EngineRequest
-from ovmsx.genai.engine_process import Engine, nothing_generated, resident_bytes
+from ovmsx.genai.engine.engine_messages import EngineRequest
+from ovmsx.genai.engine.engine_process import Engine, nothing_generated, resident_bytes
+from ovmsx.genai.engine.text_decoder import TextDecoder
+from ovmsx.genai.engine.wire import FrameReader, receive, send
 from ovmsx.genai.genai_errors import genai_message
-from ovmsx.genai.text_decoder import TextDecoder
-from ovmsx.genai.wire import FrameReader, receive, send
 
 
 class StatefulEngine(Engine):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ovmsx.frontend.request_observer import GraphCall
+from ovmsx.metrics.graph_call import GraphCall
 from ovmsx.metrics.series import LLMSeries
 
 

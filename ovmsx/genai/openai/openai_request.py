@@ -15,7 +15,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from ovmsx.genai.llm_options import RequestLimits
+
+@dataclass(frozen=True)
+class RequestLimits:
+    """The node's limits on request fields (checked before a request reaches the engine)."""
+
+    best_of_limit: int = 20
+    max_tokens_limit: int | None = None
+
 
 UINT32_MAX = 2**32 - 1
 MAX_STOP_STRINGS = 16

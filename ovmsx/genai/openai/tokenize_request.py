@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ovmsx.genai.openai_request import RequestError
+from ovmsx.genai.openai.openai_request import RequestError
 
 MAX_LENGTH = 2**31 - 1
 # ids and mask of this many tokens are 16 MB in the tokenizer, a few MB of JSON.

@@ -24,7 +24,7 @@ from jinja2 import nodes
 from jinja2.ext import Extension
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from ovmsx.genai.template_adapter import TemplateAdapter
+from ovmsx.genai.text_generation.template_adapter import TemplateAdapter
 
 TOOL_TEMPLATE_FILE = Path("additional_chat_templates") / "tool_use.jinja"
 

@@ -14,11 +14,12 @@ import logging
 from dataclasses import replace
 from pathlib import Path
 
-from ovmsx.genai.chat_template import ChatTemplate
-from ovmsx.genai.engine_client import EngineClient
-from ovmsx.genai.llm_options import EngineSettings, read_options
-from ovmsx.genai.llm_parsers import parser_options, servable_parsers
-from ovmsx.genai.llm_servable import LLMServable
+from ovmsx.genai.engine.engine_client import EngineClient
+from ovmsx.genai.engine.engine_settings import EngineSettings
+from ovmsx.genai.text_generation.chat_template import ChatTemplate
+from ovmsx.genai.text_generation.llm_options import read_options
+from ovmsx.genai.text_generation.llm_parsers import parser_options, servable_parsers
+from ovmsx.genai.text_generation.llm_servable import LLMServable
 from ovmsx.genai.v3_node import OnlyOverV3, checked_options
 from ovmsx.graph.calculator import Calculator, CalculatorNode, GraphLoad
 from ovmsx.graph.graph_config import NodeConfig

@@ -12,10 +12,11 @@ defaults).
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from ovmsx.genai.engine.engine_settings import EngineSettings
+from ovmsx.genai.node_options import parse_plugin_config, resolve_models_path
+from ovmsx.genai.openai.openai_request import RequestLimits
 from ovmsx.status import StatusCode, status_error
 
 _DRAFT_FIELDS = (
@@ -42,44 +43,6 @@ MINJA = 0
 # Files whose presence makes a folder a vision-language (or omni) model, as OVMS decides.
 _VLM_FILES = ("openvino_text_embeddings_model.xml", "openvino_vision_embeddings_model.bin")
 _OMNI_FILE = "openvino_talker_model.xml"
-
-
-@dataclass(frozen=True)
-class EngineSettings:
-    """Everything the engine process needs to build its pipeline (picklable)."""
-
-    models_path: str
-    """The folder, or the .gguf file."""
-    pipeline: str = "LM_CB"
-    """LM_CB (ContinuousBatchingPipeline) or LM (the stateful LLMPipeline)."""
-    device: str = "CPU"
-    plugin_config: dict = field(default_factory=dict)
-    max_num_batched_tokens: int = 256
-    cache_size: int = 0
-    max_num_seqs: int = 256
-    dynamic_split_fuse: bool = True
-    enable_prefix_caching: bool = False
-    cache_interval_multiplier: int | None = None
-    cache_eviction: dict | None = None
-    """``cache_eviction_config`` as keyword arguments (enum values by name); None: off."""
-    sparse_attention: dict | None = None
-    """``sparse_attention_config`` likewise; None: off."""
-    draft: dict | None = None
-    """Speculative decoding: the draft model's ``models_path`` and ``device`` and its scheduler
-    settings (the main model's where the graph sets none); None: off."""
-    prompt_lookup: bool = False
-    """``plugin_config``'s ``prompt_lookup``: prompt-lookup decoding."""
-    log_level: str = "INFO"
-    """The server's ``--log_level``; the engine process logs to the same places."""
-    log_path: str | None = None
-
-
-@dataclass(frozen=True)
-class RequestLimits:
-    """The node's limits on request fields (checked before a request reaches the engine)."""
-
-    best_of_limit: int = 20
-    max_tokens_limit: int | None = None
 
 
 def read_options(options, base_dir: Path, node: str) -> tuple[EngineSettings, RequestLimits]:
@@ -191,48 +154,6 @@ def _not_supported(node: str, names: str, what: str):
         f"node {node}: {names}: ovmsx does not serve {what} yet; remove the option to serve "
         "the model without it",
     )
-
-
-def resolve_models_path(text: str, base_dir: Path, node: str, field: str = "models_path") -> Path:
-    """The folder (or .gguf file) ``field`` names; OVMS's load errors when there is none."""
-    if not text:
-        raise status_error(
-            StatusCode.LLM_NODE_DIRECTORY_DOES_NOT_EXIST, f"node {node}: {field} is empty"
-        )
-    path = Path(text)
-    if not path.is_absolute():
-        path = base_dir / path
-    path = path.resolve()
-    if path.is_dir():
-        gguf = sorted(path.glob("*.gguf"))
-        if not (path / "openvino_model.xml").is_file() and gguf:
-            return gguf[0]
-        return path
-    if path.is_file() and path.suffix == ".gguf":
-        return path
-    if not path.exists():
-        raise status_error(
-            StatusCode.LLM_NODE_DIRECTORY_DOES_NOT_EXIST, f"node {node}: {field} {path}"
-        )
-    raise status_error(
-        StatusCode.LLM_NODE_PATH_DOES_NOT_EXIST_AND_NOT_GGUFFILE, f"node {node}: {path}"
-    )
-
-
-def parse_plugin_config(text: str, node: str) -> dict:
-    if not text:
-        return {}
-    try:
-        config = json.loads(text)
-    except ValueError as error:
-        raise status_error(
-            StatusCode.PLUGIN_CONFIG_WRONG_FORMAT, f"node {node}: plugin_config: {error}"
-        ) from None
-    if not isinstance(config, dict):
-        raise status_error(
-            StatusCode.PLUGIN_CONFIG_WRONG_FORMAT, f"node {node}: plugin_config is not an object"
-        )
-    return config
 
 
 def _pipeline(options, path: Path, node: str) -> str:

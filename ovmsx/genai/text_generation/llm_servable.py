@@ -14,26 +14,35 @@ from collections.abc import AsyncIterator, Callable
 
 import orjson
 
-from ovmsx.genai.chat_template import ChatTemplate, TemplateError
-from ovmsx.genai.engine_client import EngineClient, EngineFailed, EngineUnavailable, Generation
-from ovmsx.genai.engine_messages import EngineInfo, EngineRequest
-from ovmsx.genai.generation_meter import GenerationMeter
-from ovmsx.genai.grammar_checker import GrammarChecker, GrammarUnchecked
-from ovmsx.genai.llm_options import RequestLimits
-from ovmsx.genai.llm_parsers import Parsers
-from ovmsx.genai.openai_request import (
+from ovmsx.genai.engine.engine_client import (
+    EngineClient,
+    EngineFailed,
+    EngineUnavailable,
+    Generation,
+)
+from ovmsx.genai.engine.engine_messages import EngineInfo, EngineRequest
+from ovmsx.genai.engine.grammar_checker import GrammarChecker, GrammarUnchecked
+from ovmsx.genai.openai.generation_meter import GenerationMeter
+from ovmsx.genai.openai.openai_request import (
     CHAT,
     RESPONSES,
     GenerationRequest,
     RequestError,
+    RequestLimits,
     parse_request,
 )
-from ovmsx.genai.openai_response import DONE, Reply
-from ovmsx.genai.responses_answer import response_events, whole_response
-from ovmsx.genai.responses_api import ResponseBuilder, ResponsesRequestError, translate_request
-from ovmsx.genai.tokenize_request import parse_tokenize, tokens_answer
-from ovmsx.genai.unary_result import unary_result
-from ovmsx.genai.v3_errors import RETRY_AFTER_S, engine_failure, execution_error, unavailable
+from ovmsx.genai.openai.responses_api import (
+    ResponseBuilder,
+    ResponsesRequestError,
+    translate_request,
+)
+from ovmsx.genai.openai.tokenize_request import parse_tokenize, tokens_answer
+from ovmsx.genai.openai.v3_errors import RETRY_AFTER_S, engine_failure, execution_error, unavailable
+from ovmsx.genai.text_generation.chat_template import ChatTemplate, TemplateError
+from ovmsx.genai.text_generation.llm_parsers import Parsers
+from ovmsx.genai.text_generation.openai_response import DONE, Reply
+from ovmsx.genai.text_generation.responses_answer import response_events, whole_response
+from ovmsx.genai.text_generation.unary_result import unary_result
 
 
 class LLMServable:

@@ -14,9 +14,9 @@ import uuid
 
 import orjson
 
-from ovmsx.genai.llm_parsers import parsed_deltas, parsed_message
-from ovmsx.genai.openai_request import CHAT, GenerationRequest
+from ovmsx.genai.openai.openai_request import CHAT, GenerationRequest
 from ovmsx.genai.output_parsers import OutputParser, StreamParser
+from ovmsx.genai.text_generation.llm_parsers import parsed_deltas, parsed_message
 
 DONE = b"data: [DONE]\n\n"
 

@@ -10,12 +10,12 @@ from collections.abc import AsyncIterator
 
 import orjson
 
-from ovmsx.genai.engine_client import EngineFailed, Generation
-from ovmsx.genai.generation_meter import GenerationMeter
-from ovmsx.genai.llm_parsers import parsed_deltas, parsed_message
+from ovmsx.genai.engine.engine_client import EngineFailed, Generation
+from ovmsx.genai.openai.generation_meter import GenerationMeter
+from ovmsx.genai.openai.responses_api import ResponseBuilder
 from ovmsx.genai.output_parsers import OutputParser
-from ovmsx.genai.responses_api import ResponseBuilder
-from ovmsx.genai.unary_result import unary_result
+from ovmsx.genai.text_generation.llm_parsers import parsed_deltas, parsed_message
+from ovmsx.genai.text_generation.unary_result import unary_result
 
 
 async def whole_response(

@@ -3,8 +3,8 @@ OVMS's words (shared by chat/completions and the Responses API)."""
 
 from __future__ import annotations
 
-from ovmsx.genai.engine_client import EngineFailed, Generation
-from ovmsx.genai.v3_errors import engine_failure, execution_error
+from ovmsx.genai.engine.engine_client import EngineFailed, Generation
+from ovmsx.genai.openai.v3_errors import engine_failure, execution_error
 
 
 async def unary_result(generation: Generation, node: str) -> dict:

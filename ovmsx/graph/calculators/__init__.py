@@ -1,8 +1,9 @@
-"""The built-in calculators, registered by their ``calculator:`` names."""
+"""The graph package's own calculators, registered by their ``calculator:`` names. Other rooms
+register theirs where they define them (generative AI: ovmsx/genai/calculators.py)."""
 
 from __future__ import annotations
 
-from ovmsx.graph.calculator_registry import register_factory
+from ovmsx.graph.calculator_table import register_factory
 from ovmsx.graph.calculators.core import CORE_CALCULATORS
 from ovmsx.graph.calculators.openvino_inference import InferenceNode
 from ovmsx.graph.calculators.openvino_session import SessionNode
@@ -17,30 +18,8 @@ BUILT_IN = {
 }
 
 
-# Generative AI is a room of its own (ovmsx/genai), imported when a graph names it.
-def _llm_node(node, load):
-    from ovmsx.genai.llm_node import LLMNode
-
-    return LLMNode(node, load)
-
-
-def _embeddings_node(node, load):
-    from ovmsx.genai.embeddings_node import EmbeddingsNode
-
-    return EmbeddingsNode(node, load)
-
-
-def _rerank_node(node, load):
-    from ovmsx.genai.rerank_node import RerankNode
-
-    return RerankNode(node, load)
-
-
 # MediaPipe's general-purpose calculators (ovmsx/graph/calculators/core).
 BUILT_IN.update(CORE_CALCULATORS)
-BUILT_IN["HttpLLMCalculator"] = _llm_node
-BUILT_IN["EmbeddingsCalculatorOV"] = _embeddings_node
-BUILT_IN["RerankCalculatorOV"] = _rerank_node
 
 for _name, _factory in BUILT_IN.items():
     register_factory(_name, _factory, "ovmsx (built in)")

@@ -23,8 +23,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ovmsx.genai.llm_options import RequestLimits
-from ovmsx.genai.openai_request import CHAT, UINT32_MAX, RequestError, parse_request
+from ovmsx.genai.openai.openai_request import (
+    CHAT,
+    UINT32_MAX,
+    RequestError,
+    RequestLimits,
+    parse_request,
+)
 
 from .errors import ResponsesRequestError
 from .input_items import input_messages
