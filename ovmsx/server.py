@@ -2,13 +2,14 @@
 (``--rest_port``) on one event loop, and stop cleanly on SIGINT/SIGTERM.
 
 Stopping drains: the servers stop taking new calls and let in-flight ones finish (up to
-``DRAIN_SECONDS``), then every model version is retired.
+``DRAIN_SECONDS``, or ``OVMSX_DRAIN_SECONDS``), then every model version is retired.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import os
 import signal
 from typing import TYPE_CHECKING
@@ -43,7 +44,27 @@ Frontends = tuple["GrpcServer | None", "RestServer | None"]
 
 log = logging.getLogger("ovmsx.server")
 
+# How long a stop lets calls in flight finish before it cancels them. Kubernetes kills a pod
+# terminationGracePeriodSeconds (30 s by default) after SIGTERM: a deployment with a longer
+# period, or one that wants its pods gone sooner, sets OVMSX_DRAIN_SECONDS. An open gRPC stream
+# counts as in flight until the drain ends.
 DRAIN_SECONDS = 30.0
+
+
+def _drain_seconds() -> float:
+    text = os.environ.get("OVMSX_DRAIN_SECONDS")
+    if not text:
+        return DRAIN_SECONDS
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not (math.isfinite(value) and value >= 0):
+        log.warning("OVMSX_DRAIN_SECONDS=%r is ignored: not a number of seconds", text)
+        return DRAIN_SECONDS
+    return value
+
+
 # glibc keeps freed blocks up to these sizes for reuse instead of returning them to the kernel
 # (see csrc/core/allocator_tuning.h): requests then reuse warm memory for their tensors.
 MMAP_THRESHOLD = 32 << 20  # glibc's own upper bound for its adaptive threshold
@@ -304,7 +325,8 @@ async def _shut_down(
     frames (pybind11 calls and their Python references) without the GIL."""
     steps = [registry.unload]
     if frontends is not None:
-        draining = [f.stop(grace=DRAIN_SECONDS) for f in frontends if f is not None]
+        grace = _drain_seconds()
+        draining = [f.stop(grace=grace) for f in frontends if f is not None]
         steps.insert(0, lambda: _all(draining))
     ok = True
     for step in steps:
