@@ -364,3 +364,8 @@ def test_a_grammar_that_passed_is_not_checked_again(llm: RestProcess) -> None:
     assert _checkers(llm) == []
     ask(properties(8))
     assert len(_checkers(llm)) == 1
+    # Killed with no time to be noticed, a checker is replaced on the next new schema.
+    for checker in _checkers(llm):
+        checker.kill()
+    ask(properties(9))
+    assert len(_checkers(llm)) == 1

@@ -45,6 +45,10 @@ class GrammarUnchecked(Exception):
     """The checker is not available: the engine must check the grammar itself."""
 
 
+class _CheckerGone(Exception):
+    """The checker process ended (its socket closed) before it answered."""
+
+
 class GrammarChecker:
     def __init__(
         self,
@@ -85,9 +89,17 @@ class GrammarChecker:
 
     def _check(self, structured: dict) -> str | None:
         with self._thread_lock:
-            sock = self._started()
-            sock.sendall(pack(structured))
-            answer = self._answer(sock, self.hard_timeout_s)
+            try:
+                answer = self._compiled(structured)
+            except _CheckerGone:
+                # It died (killed from outside, or between two requests): a new one gets the
+                # grammar once more; a grammar that takes the checker down twice is refused.
+                self._stop()
+                try:
+                    answer = self._compiled(structured)
+                except _CheckerGone:
+                    self._stop()
+                    return "compiling its grammar stopped the grammar checker"
             if answer is None:
                 self._stop()
                 return (
@@ -103,6 +115,15 @@ class GrammarChecker:
                     f"{self.compile_limit_s:g} s"
                 )
             return None
+
+    def _compiled(self, structured: dict):
+        """The checker's answer for ``structured``, None past the hard timeout."""
+        sock = self._started()
+        try:
+            sock.sendall(pack(structured))
+        except OSError:
+            raise _CheckerGone from None
+        return self._answer(sock, self.hard_timeout_s)
 
     def _started(self) -> socket.socket:
         if self._unusable is not None:
@@ -126,7 +147,10 @@ class GrammarChecker:
         finally:
             theirs.close()
         self._sock = ours
-        answer = self._answer(ours, _START_TIMEOUT_S)
+        try:
+            answer = self._answer(ours, _START_TIMEOUT_S)
+        except _CheckerGone:
+            answer = None
         if answer is None or answer[0] != "ready":
             reason = answer[1] if answer is not None and len(answer) > 1 else "no answer"
             self._stop()
@@ -137,16 +161,19 @@ class GrammarChecker:
 
     @staticmethod
     def _answer(sock: socket.socket, timeout_s: float):
-        """The next message, or None when none came within ``timeout_s`` or the process
-        died."""
+        """The next message, or None when none came within ``timeout_s``; ``_CheckerGone``
+        when the process died."""
         reader = FrameReader()
         while True:
             ready, _, _ = select.select([sock], [], [], timeout_s)
             if not ready:
                 return None
-            data = sock.recv(1 << 16)
+            try:
+                data = sock.recv(1 << 16)
+            except OSError:
+                data = b""
             if not data:
-                return None
+                raise _CheckerGone
             messages = reader.feed(data)
             if messages:
                 return messages[0]
