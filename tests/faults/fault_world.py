@@ -65,12 +65,16 @@ FAULT_MESSAGES = {
     "returns_array": "Expected: Tensor. Received: ndarray",
     "returns_unknown_name": "Tensor name: not_an_output is not a valid node output",
 }
-WORKING = {
-    "increment": "return [Tensor(self.output, np.array(inputs[0]) + 1)]",
-    "sleepy": f"time.sleep({SLEEP_SECONDS})\n"
-    + " " * 8
-    + "return [Tensor(self.output, np.array(inputs[0]) + 1)]",
-}
+
+
+def working(sleep_seconds: float = SLEEP_SECONDS) -> dict[str, str]:
+    """Handlers that answer: ``increment`` at once, ``sleepy`` after ``sleep_seconds``."""
+    return {
+        "increment": "return [Tensor(self.output, np.array(inputs[0]) + 1)]",
+        "sleepy": f"time.sleep({sleep_seconds})\n"
+        + " " * 8
+        + "return [Tensor(self.output, np.array(inputs[0]) + 1)]",
+    }
 
 
 def handler(body: str) -> str:
@@ -100,8 +104,9 @@ def slow_graph(root: Path) -> dict:
     return {"name": "slow_graph", "base_path": str(folder)}
 
 
-def build(root: Path) -> Path:
-    """Every servable above, and ``root/config.json`` serving them."""
+def build(root: Path, sleep_seconds: float = SLEEP_SECONDS) -> Path:
+    """Every servable above, and ``root/config.json`` serving them; ``sleepy`` sleeps
+    ``sleep_seconds``."""
     sm.save(sm.slow(WIDTH, SLOW_LAYERS), root / "models" / "slow")
     sm.save(sm.slow(WIDTH, 1), root / "models" / "light")
     models = [
@@ -115,7 +120,7 @@ def build(root: Path) -> Path:
         {"y": ("run", "copy")},
     )
     graphs = [slow_graph(root)]
-    graphs += [python_graph(root, name, body) for name, body in WORKING.items()]
+    graphs += [python_graph(root, name, body) for name, body in working(sleep_seconds).items()]
     graphs += [python_graph(root, f"node_{fault}", body) for fault, body in FAULTY.items()]
     config = root / "config.json"
     config.write_text(

@@ -20,13 +20,18 @@ from serving_process import wait_until
 from tritonclient.utils import InferenceServerException
 
 UNARY = ("slow", "slow_pipeline", "sleepy", "slow")
+# Long enough that all six requests are in flight together even on a loaded machine (parallel
+# test workers): the graph's node sleeps this long, and the slow model takes 2 x SLOW_ROWS
+# (its three calls run one after another on its one infer request).
+SLEEP_SECONDS = 3.0
+ROWS = 2 * fw.SLOW_ROWS
 
 
 def test_in_flight_requests_finish_after_sigterm(tmp_path: Path) -> None:
-    config = fw.build(tmp_path)
+    config = fw.build(tmp_path, SLEEP_SECONDS)
     server = RestProcess(["--config_path", str(config), "--metrics_enable"], tmp_path)
     url = f"127.0.0.1:{server.port}"
-    data = fw.rows(fw.SLOW_ROWS, 2.0)
+    data = fw.rows(ROWS, 2.0)
     answers: dict[str, np.ndarray | str] = {}
     lock = threading.Lock()
 
@@ -61,27 +66,46 @@ def test_in_flight_requests_finish_after_sigterm(tmp_path: Path) -> None:
 
     try:
         server.wait_ready()
-        clients = [threading.Thread(target=unary, args=(i, n)) for i, n in enumerate(UNARY)]
-        clients += [threading.Thread(target=stream), threading.Thread(target=rest)]
-        for client in clients:
-            client.start()
+        # The graph's three requests first (they sleep SLEEP_SECONDS), then the model's three
+        # calls while those sleep: the two groups do not race each other to be in flight.
+        graph_clients = [threading.Thread(target=unary, args=(2, "sleepy"))]
+        graph_clients += [threading.Thread(target=stream), threading.Thread(target=rest)]
+        model_clients = [
+            threading.Thread(target=unary, args=(i, n))
+            for i, n in enumerate(UNARY)
+            if n != "sleepy"
+        ]
+        clients = graph_clients + model_clients
+
+        def graph_requests() -> tuple[float, float]:
+            text = send(server.rest_port, "GET", "/metrics").body.decode()
+            arrived = fw.metric(text, "ovms_requests_accepted", name="sleepy")
+            return arrived, fw.metric(text, "ovms_current_graphs", name="sleepy")
+
+        def graphs_in_flight() -> bool:
+            arrived, running = graph_requests()
+            return arrived >= 3 and running >= 1
 
         def all_in_flight() -> bool:
             text = send(server.rest_port, "GET", "/metrics").body.decode()
-            # All three graph requests (unary gRPC, the stream, REST) have arrived, and so
-            # have the three calls of the slow model (two requests, one from the pipeline):
-            # running or waiting for its one infer request, or done. Work on the model and the
-            # graph is still going on. (A request the signal beats is refused, by design.)
-            arrived = fw.metric(text, "ovms_requests_accepted", name="sleepy")
+            # The three calls of the slow model (two requests, one from the pipeline) have
+            # arrived: running or waiting for its one infer request, or done, and it is still
+            # at work; the graph's requests are still sleeping. (A request the signal beats is
+            # refused, by design.)
             models = fw.metric(text, "ovms_current_requests", name="slow")
             model_calls = models + sum(
                 fw.metric(text, family, name="slow", method="ModelInfer")
                 for family in ("ovms_requests_success", "ovms_requests_fail")
             )
             graphs = fw.metric(text, "ovms_current_graphs", name="sleepy")
-            return arrived >= 3 and model_calls >= 3 and models >= 1 and graphs >= 1
+            return model_calls >= 3 and models >= 1 and graphs >= 1
 
-        wait_until(all_in_flight, "every request in flight")
+        for client in graph_clients:
+            client.start()
+        wait_until(graphs_in_flight, "the graph's requests in flight", log=server.log)
+        for client in model_clients:
+            client.start()
+        wait_until(all_in_flight, "every request in flight", log=server.log)
         server.process.send_signal(signal.SIGTERM)
         for client in clients:
             client.join(60)

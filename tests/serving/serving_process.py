@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -20,11 +21,35 @@ READY_TIMEOUT = 60.0
 STOP_TIMEOUT = 40.0
 
 
+# Servers get ports below Linux's ephemeral range (32768 and up), so no port the OS hands out
+# (to a client's connection, or to another process's bind to port 0) is ever one a server is
+# about to bind; each pytest-xdist worker walks a block of its own, so two workers never pick
+# the same port, and a worker never picks one it used shortly before.
+_PORT_BLOCK = 2000
+_FIRST_PORT = 20000  # six blocks fit below 32768
+
+
+def _block() -> int:
+    """0 without pytest-xdist; 1, 2, ... for its workers gw0, gw1, ..."""
+    name = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return (int(name[2:]) + 1) % 6 if name.startswith("gw") and name[2:].isdigit() else 0
+
+
+_block_start = _FIRST_PORT + _PORT_BLOCK * _block()
+_next_ports = itertools.cycle(range(_block_start, _block_start + _PORT_BLOCK))
+
+
 def free_port() -> int:
-    """A loopback port nobody listens on right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A loopback port nobody listens on right now, from this process's own block."""
+    for _ in range(_PORT_BLOCK):
+        port = next(_next_ports)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:  # taken, or still in TIME_WAIT
+                continue
+            return port
+    raise RuntimeError(f"no free port in {_block_start}-{_block_start + _PORT_BLOCK - 1}")
 
 
 def write_config(path: Path, models: Sequence[dict]) -> Path:
