@@ -56,12 +56,13 @@ class Embedded:
 class EmbeddingsServable:
     def __init__(self, settings: EmbeddingsSettings, node: str) -> None:
         folder = settings.models_path
-        self._tokenizer = EncoderTokenizer(folder)
-        tokens = special_tokens(folder, self._tokenizer.ids)
+        self.tokenizer = EncoderTokenizer(folder)
+        """The folder's tokenizer (``/v3/tokenize`` on this graph uses it too)."""
+        tokens = special_tokens(folder, self.tokenizer.ids)
         self.max_length = settings.max_length or max_model_length(folder) or DEFAULT_MAX_LENGTH
         self.pooling = settings.pooling or pooling_from_folder(folder, node)
         self._truncate = settings.truncate
-        self._vocab_size = self._tokenizer.vocab_size
+        self._vocab_size = self.tokenizer.vocab_size
         model = pooled_model(read_model(folder), self.pooling, settings.normalize)
         compiled = compile_encoder(model, settings.device, settings.plugin_config)
         self._model = EncoderModel(compiled, tokens.pad or 0)
@@ -71,11 +72,6 @@ class EmbeddingsServable:
 
     async def embed(self, request: EmbeddingsRequest) -> Embedded:
         return await self._worker.submit(request)
-
-    @property
-    def tokenizer(self) -> EncoderTokenizer:
-        """The folder's tokenizer, which ``/v3/tokenize`` on this graph uses."""
-        return self._tokenizer
 
     def close(self) -> None:
         self._worker.close()
@@ -107,7 +103,7 @@ class EmbeddingsServable:
 
     def _tokenize(self, texts: list[str]) -> list[np.ndarray]:
         options = {"max_length": self.max_length, "truncation": True} if self._truncate else {}
-        return self._tokenizer.rows(texts, add_special_tokens=True, **options)
+        return self.tokenizer.rows(texts, add_special_tokens=True, **options)
 
     def _truncated(self, ids: list[int]) -> list[int]:
         return ids[: self.max_length] if self._truncate else ids

@@ -53,13 +53,14 @@ class RerankSettings:
 class RerankServable:
     def __init__(self, settings: RerankSettings, node: str) -> None:
         folder = settings.models_path
-        self._tokenizer = EncoderTokenizer(folder)
+        self.tokenizer = EncoderTokenizer(folder)
+        """The folder's tokenizer (``/v3/tokenize`` on this graph uses it too)."""
         self.max_length = settings.max_length or max_model_length(folder) or DEFAULT_MAX_LENGTH
         if self.max_length <= 2 * SPECIAL_TOKENS_PER_ROW:
             raise EncoderLoadError(
                 "max_position_embeddings should be larger than 2 * NUMBER_OF_SPECIAL_TOKENS"
             )
-        tokens = special_tokens(folder, self._tokenizer.ids)
+        tokens = special_tokens(folder, self.tokenizer.ids)
         self._bos, self._eos, self._sep = tokens.bos or 0, tokens.eos or 0, tokens.sep or 0
         self._max_chunks = settings.max_allowed_chunks
         self.concatenated = (
@@ -80,11 +81,6 @@ class RerankServable:
         if not request.texts:
             return np.zeros(0, dtype=np.float32)
         return await self._worker.submit(request)
-
-    @property
-    def tokenizer(self) -> EncoderTokenizer:
-        """The folder's tokenizer, which ``/v3/tokenize`` on this graph uses."""
-        return self._tokenizer
 
     def close(self) -> None:
         self._worker.close()
@@ -120,11 +116,11 @@ class RerankServable:
             raise RerankInputError("Number of documents exceeds max_allowed_chunks")
         if self.concatenated:
             return self._concatenated_rows(request)
-        query = self._tokenizer.ids(request.query)[: self.max_length // 2]
+        query = self.tokenizer.ids(request.query)[: self.max_length // 2]
         room = self.max_length - len(query) - SPECIAL_TOKENS_PER_ROW
         if room <= 0:
             raise RerankInputError("Chunking failed: no space left for chunks")
-        documents = self._tokenizer.rows(request.texts, add_special_tokens=False)
+        documents = self.tokenizer.rows(request.texts, add_special_tokens=False)
         chunks: list[np.ndarray] = []
         owners: list[int] = []
         for index, ids in enumerate(documents):
@@ -144,7 +140,7 @@ class RerankServable:
 
     def _concatenated_rows(self, request: RerankRequest) -> tuple[list[np.ndarray], np.ndarray]:
         texts = [request.query + text for text in request.texts]
-        rows = self._tokenizer.rows(texts, add_special_tokens=True)
+        rows = self.tokenizer.rows(texts, add_special_tokens=True)
         longest = max(len(row) for row in rows)
         if longest > self.max_length:
             raise RerankInputError(
