@@ -57,8 +57,9 @@ CORPUS = [
 MAX_POSITIONS = 4096
 
 
-def build_tokenizer(vocab_size: int):
-    """A byte-level BPE trained on CORPUS, as a transformers fast tokenizer."""
+def build_tokenizer(vocab_size: int, extra_special: tuple[str, ...] = ()):
+    """A byte-level BPE trained on CORPUS, as a transformers fast tokenizer; ``extra_special``
+    tokens (a vision-language model's ``<image>``) follow SPECIAL_TOKENS."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     # This builder needs no PyTorch; transformers' notice that it is missing (an "advisory"
@@ -71,23 +72,30 @@ def build_tokenizer(vocab_size: int):
     bpe.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
-        special_tokens=SPECIAL_TOKENS,
+        special_tokens=[*SPECIAL_TOKENS, *extra_special],
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
     bpe.train_from_iterator(CORPUS, trainer)
     tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=bpe, eos_token=EOS, pad_token=PAD, bos_token=None
+        tokenizer_object=bpe,
+        eos_token=EOS,
+        pad_token=PAD,
+        bos_token=None,
+        additional_special_tokens=list(extra_special),
     )
     tokenizer.chat_template = CHAT_TEMPLATE
     return tokenizer
 
 
-def readable_bias(tokenizer) -> np.ndarray:
-    """A logit bias of 0 for tokens that decode to printable ASCII and -30 for the rest, so that
-    random weights pick readable words (and never the end-of-sequence token)."""
-    bias = np.full(len(tokenizer), -30.0, dtype=np.float32)
-    for token in range(len(SPECIAL_TOKENS), len(tokenizer)):
+def readable_bias(
+    tokenizer, penalty: float = -30.0, specials: int = len(SPECIAL_TOKENS)
+) -> np.ndarray:
+    """A logit bias of 0 for tokens that decode to printable ASCII and ``penalty`` for the rest
+    (the first ``specials`` tokens included), so that random weights pick readable words (and
+    never the end-of-sequence token)."""
+    bias = np.full(len(tokenizer), penalty, dtype=np.float32)
+    for token in range(specials, len(tokenizer)):
         text = tokenizer.decode([token])
         if text and text.isascii() and text.isprintable():
             bias[token] = 0.0
@@ -137,7 +145,10 @@ def build_model(
     bias: np.ndarray,
     table: np.ndarray | None,
     by_position: bool = False,
+    inputs_embeds: bool = False,
 ) -> ov.Model:
+    """The decoder; with ``inputs_embeds`` it takes ``[B, T, hidden]`` embeddings instead of
+    token ids (a vision-language model's language part, fed by its embedding models)."""
     rng = np.random.default_rng(0)
     head_dim = hidden // heads
 
@@ -145,15 +156,18 @@ def build_model(
         scale = 1.0 / np.sqrt(shape[0])
         return ops.constant((rng.standard_normal(shape) * scale).astype(np.float32))
 
-    input_ids = _name(ops.parameter([-1, -1], ov.Type.i64), "input_ids")
+    if inputs_embeds:
+        first = _name(ops.parameter([-1, -1, hidden], ov.Type.f32), "inputs_embeds")
+    else:
+        first = input_ids = _name(ops.parameter([-1, -1], ov.Type.i64), "input_ids")
     attention_mask = _name(ops.parameter([-1, -1], ov.Type.i64), "attention_mask")
     position_ids = _name(ops.parameter([-1, -1], ov.Type.i64), "position_ids")
     beam_idx = _name(ops.parameter([-1], ov.Type.i32), "beam_idx")
 
-    x = ops.gather(weight(vocab, hidden), input_ids, 0)
+    x = first if inputs_embeds else ops.gather(weight(vocab, hidden), input_ids, 0)
     x = ops.add(x, ops.gather(weight(MAX_POSITIONS, hidden), position_ids, 0))
 
-    ids_shape = ops.shape_of(input_ids)
+    ids_shape = ops.shape_of(first)
     batch = ops.gather(ids_shape, ops.constant([0]), 0)
     empty_cache = ops.concat([batch, ops.constant([heads, 0, head_dim], dtype=np.int64)], 0)
 
@@ -207,7 +221,7 @@ def build_model(
         logits = ops.add(logits, ops.gather(ops.constant(table), key, 0))
     result = _name(ops.result(logits), "logits")
     result.input_value(0).get_tensor().set_names({"logits"})
-    return ov.Model([result], sinks, [input_ids, attention_mask, position_ids, beam_idx], "llm")
+    return ov.Model([result], sinks, [first, attention_mask, position_ids, beam_idx], "llm")
 
 
 def write_llm_folder(
