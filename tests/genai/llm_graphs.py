@@ -1,5 +1,6 @@
 """LLM servables as OVMS users lay them out: a model folder (built by
-examples/llm/build_llm_folder.py) with OVMS's graph.pbtxt for HttpLLMCalculator beside it."""
+examples/llm/build_llm_folder.py, or examples/vlm/build_vlm_folder.py for a vision-language one)
+with OVMS's graph.pbtxt for HttpLLMCalculator beside it."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "llm"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "vlm"))
 
 from build_llm_folder import write_llm_folder
+from build_vlm_folder import write_vlm_folder as write_vlm_folder  # for the tests
 
 # The scripted model's answer, whatever the prompt: distinct tokens, a character ("Ç") split
 # across two byte tokens, and its end-of-sequence token after the "!".
@@ -50,13 +53,17 @@ node: {{
 """
 
 
+# LLMCalculatorOptions' enum fields, written bare; other strings are quoted.
+_ENUMS = frozenset({"pipeline_type", "chat_template_mode"})
+
+
 def graph_text(models_path: str = "./", node: str = "LLMExecutor", **options: object) -> str:
     fields = {"models_path": models_path, "cache_size": 1, **options}
     lines = []
     for key, value in fields.items():
         if isinstance(value, bool):
             text = "true" if value else "false"
-        elif isinstance(value, str) and not value.isupper():
+        elif isinstance(value, str) and key not in _ENUMS:
             text = '"' + value.replace('"', '\\"') + '"'
         else:
             text = str(value)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from llm_graphs import SCRIPT, graph_text
+from llm_graphs import SCRIPT, graph_text, write_vlm_folder
 from rest_process import RestProcess, rest_served
 
 
@@ -17,6 +17,7 @@ def _without_options() -> str:
 
 
 NOT_YET = "ovmsx does not serve"
+VLM_FOLDER = "@vlm"
 # graph name -> (its graph text, what its load error says)
 BROKEN = {
     "no_options": (_without_options(), "LLM node is missing its node_options"),
@@ -44,7 +45,29 @@ BROKEN = {
         "ovmsx guides hermes3 tool calls only, and this servable's tool parser is none",
     ),
     "minja": (graph_text(chat_template_mode="MINJA"), "MINJA"),
-    "vlm": (graph_text(pipeline_type="VLM_CB"), f"{NOT_YET} vision-language or omni models"),
+    "vlm_type_on_text": (
+        graph_text(pipeline_type="VLM_CB"),
+        "Models directory content indicates non-VLM pipeline, but pipeline type is set to VLM "
+        "type.",
+    ),
+    # VLM_FOLDER stands for the tests' vision-language folder (examples/vlm).
+    "text_type_on_vlm": (
+        graph_text(models_path=VLM_FOLDER, pipeline_type="LM_CB"),
+        "Models directory content indicates VLM pipeline, but pipeline type is set to non-VLM "
+        "type.",
+    ),
+    "vlm_draft": (
+        graph_text(models_path=VLM_FOLDER, draft_models_path=VLM_FOLDER),
+        "a draft model (draft_models_path) is not served with a vision-language model",
+    ),
+    "vlm_auto": (
+        graph_text(models_path=VLM_FOLDER),
+        "pipeline_type VLM_CB: ",
+    ),
+    "vlm_auto_npu": (
+        graph_text(models_path=VLM_FOLDER, device="NPU"),
+        "pipeline_type VLM: ",
+    ),
     "bad_plugin_config": (graph_text(plugin_config="{not json"), "plugin_config"),
 }
 
@@ -53,14 +76,14 @@ BROKEN = {
 def broken(llm_folders, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("broken_llms")
     scripted = llm_folders["scripted"]
+    vlm = write_vlm_folder(root / "tiny_vlm")
     graphs = []
     for name, (text, _) in BROKEN.items():
         folder = root / name
         folder.mkdir()
         # models_path "./" means the scripted model's folder: point it there.
-        (folder / "graph.pbtxt").write_text(
-            text.replace('models_path: "./"', f'models_path: "{scripted}"')
-        )
+        text = text.replace('models_path: "./"', f'models_path: "{scripted}"')
+        (folder / "graph.pbtxt").write_text(text.replace(VLM_FOLDER, str(vlm)))
         graphs.append({"name": name, "base_path": str(folder)})
     graphs.append({"name": "good", "base_path": str(scripted)})
     config = root / "config.json"

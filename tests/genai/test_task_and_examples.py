@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from llm_graphs import SCRIPT, write_llm_folder
+from llm_graphs import SCRIPT, write_llm_folder, write_vlm_folder
 from rest_process import RestProcess, rest_served
 from serving_process import free_port, run_to_exit
 
@@ -94,6 +94,16 @@ def test_a_folder_whose_task_cannot_be_told_is_refused(bare_folder: Path, tmp_pa
     )
     assert code != 0
     assert "Could not infer model task - specify --task value explicitly" in output
+
+
+@pytest.mark.parametrize("flags", [["--task", "text_generation"], []])
+def test_a_vlm_folder_is_told_a_vlm_with_or_without_the_task(tmp_path: Path, flags) -> None:
+    # OVMS takes a LLaVA folder for text generation, then its pipeline for VLM_CB by its files.
+    folder = write_vlm_folder(tmp_path / "vlm")
+    args = ["--model_name", "v", "--model_path", str(folder), *flags]
+    code, output = run_to_exit([*args, "--rest_port", str(free_port())], tmp_path)
+    assert code == 1, output
+    assert f"pipeline_type VLM_CB: {folder} holds a vision-language model" in output
 
 
 def test_a_folder_that_does_not_load_says_why_without_build_paths(

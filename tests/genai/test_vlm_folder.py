@@ -6,16 +6,13 @@ the images (which, and in which order) change it."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import openvino as ov
 import openvino_genai as genai
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "vlm"))
-from build_vlm_folder import write_vlm_folder
+from llm_graphs import write_vlm_folder
 
 TOKENS = 8
 

@@ -157,23 +157,44 @@ def _not_supported(node: str, names: str, what: str):
 
 
 def _pipeline(options, path: Path, node: str) -> str:
+    """The pipeline type, as OVMS decides it from the folder (servable_initializer.cpp): a
+    folder with both vision files is a VLM (an omni model with the talker too); AUTO takes the
+    folder's kind (the stateful LM or legacy VLM on NPU), and an explicit type that contradicts
+    it is OVMS's internal error."""
     folder = path if path.is_dir() else path.parent
     vision = all((folder / name).exists() for name in _VLM_FILES)
     omni = vision and (folder / _OMNI_FILE).exists()
     wanted = options.pipeline_type
     if wanted == AUTO:
-        if omni or vision:
-            wanted = VLM_CB if vision and not omni else OMNI
+        if omni:
+            wanted = OMNI
+        elif vision:
+            wanted = VLM if options.device == "NPU" else VLM_CB
         else:
             wanted = LM if (options.device or "").upper() == "NPU" else LM_CB
-    elif wanted in (LM, LM_CB) and vision:
+    elif vision and wanted in (LM, LM_CB):
+        raise status_error(
+            StatusCode.INTERNAL_ERROR,
+            f"node {node}: Models directory content indicates VLM pipeline, but pipeline type "
+            "is set to non-VLM type.",
+        )
+    elif not vision and wanted in (VLM, VLM_CB):
+        raise status_error(
+            StatusCode.INTERNAL_ERROR,
+            f"node {node}: Models directory content indicates non-VLM pipeline, but pipeline "
+            "type is set to VLM type.",
+        )
+    if wanted in (VLM, VLM_CB) and options.HasField("draft_models_path"):
         raise status_error(
             StatusCode.LLM_NODE_RESOURCE_STATE_INITIALIZATION_FAILED,
-            f"node {node}: pipeline_type {PIPELINE_NAMES[wanted]} contradicts {folder}, which "
-            "holds a vision-language model",
+            f"node {node}: a draft model (draft_models_path) is not served with a "
+            "vision-language model",
         )
     if wanted in (VLM, VLM_CB, OMNI):
-        raise _not_supported(
-            node, f"pipeline_type {PIPELINE_NAMES[wanted]}", "vision-language or omni models"
+        raise status_error(
+            StatusCode.LLM_NODE_RESOURCE_STATE_INITIALIZATION_FAILED,
+            f"node {node}: pipeline_type {PIPELINE_NAMES[wanted]}: {folder} holds a "
+            f"{'omni' if wanted == OMNI else 'vision-language'} model, which ovmsx does not "
+            "serve yet",
         )
     return PIPELINE_NAMES[wanted]
