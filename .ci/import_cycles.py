@@ -31,8 +31,8 @@ class ImportCyclesContract(Contract):
             if len(component) < 2:
                 continue
             packages = {_package(graph, m) for m in component}
-            longest = _longest_cycle(component, edges)
-            if len(packages) > 1 or len(longest) > self.max_length:
+            longest, tangled = _longest_cycle(component, edges, self.max_length)
+            if len(packages) > 1 or len(longest) > self.max_length or tangled:
                 broken.append({"modules": sorted(component), "cycle": longest})
         return ContractCheck(kept=not broken, metadata={"broken": broken})
 
@@ -91,19 +91,41 @@ def _strongly_connected(modules: list[str], edges: dict[str, list[str]]) -> list
     return components
 
 
-def _longest_cycle(component: list[str], edges: dict[str, list[str]]) -> list[str]:
-    """The longest simple cycle within a strongly connected component (components are small)."""
+def _longest_cycle(
+    component: list[str], edges: dict[str, list[str]], limit: int
+) -> tuple[list[str], bool]:
+    """A simple cycle of more than ``limit`` modules in the component if there is one (the
+    search stops there), else its longest; and whether the search ran out of ``_BUDGET`` steps
+    first (the number of simple paths grows exponentially with a tangle: one that large is
+    broken anyway)."""
     members = set(component)
     longest: list[str] = []
+    steps = 0
 
-    def walk(start: str, node: str, path: list[str]) -> None:
-        nonlocal longest
+    def walk(start: str, node: str, path: list[str]) -> bool:
+        """True once the search may stop."""
+        nonlocal longest, steps
         for child in edges[node]:
+            steps += 1
+            if steps > _BUDGET:
+                return True
             if child == start and len(path) > len(longest):
                 longest = list(path)
-            elif child in members and child > start and child not in path:
-                walk(start, child, [*path, child])
+                if len(longest) > limit:
+                    return True
+            elif (
+                child in members
+                and child > start
+                and child not in path
+                and walk(start, child, [*path, child])
+            ):
+                return True
+        return False
 
     for start in sorted(members):
-        walk(start, start, [start])
-    return longest
+        if walk(start, start, [start]):
+            break
+    return longest, steps > _BUDGET
+
+
+_BUDGET = 200_000

@@ -246,6 +246,7 @@ async def serve(
     set_cpu_defaults(options.grpc_workers if role is not None else 1)
 
     dispatcher = InferenceDispatcher(loop)
+    drain_seconds = _drain_seconds()  # read at start: a bad value is reported now, not at stop
     register_genai_calculators()  # before any graph loads
     registry = ServableRegistry(dispatcher, options.cache_dir)
     metrics = None if metrics_settings is None else ServingMetrics(metrics_settings)
@@ -297,7 +298,7 @@ async def serve(
             loading.cancel()
         await watcher.stop()
         await config.close()
-        if not await _shut_down(frontends, registry, dispatcher):
+        if not await _shut_down(frontends, registry, dispatcher, drain_seconds):
             code = 1
         if metrics is not None:
             metrics.close()
@@ -316,7 +317,10 @@ def _failed_to_start(loading: asyncio.Task | None) -> bool:
 
 
 async def _shut_down(
-    frontends: Frontends | None, registry: ServableRegistry, dispatcher: InferenceDispatcher
+    frontends: Frontends | None,
+    registry: ServableRegistry,
+    dispatcher: InferenceDispatcher,
+    drain_seconds: float,
 ) -> bool:
     """Drain and stop the servers (gRPC and REST together), retire every servable, stop
     watching completions; each step runs even if one before it failed. Whatever path leads
@@ -325,8 +329,7 @@ async def _shut_down(
     frames (pybind11 calls and their Python references) without the GIL."""
     steps = [registry.unload]
     if frontends is not None:
-        grace = _drain_seconds()
-        draining = [f.stop(grace=grace) for f in frontends if f is not None]
+        draining = [f.stop(grace=drain_seconds) for f in frontends if f is not None]
         steps.insert(0, lambda: _all(draining))
     ok = True
     for step in steps:

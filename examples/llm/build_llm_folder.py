@@ -131,7 +131,8 @@ def positional_logits(tokenizer, script: str, start: int) -> np.ndarray:
     return table
 
 
-def _name(node, name: str):
+def named(node, name: str):
+    """``node`` with its output tensor and friendly name set to ``name``."""
     node.output(0).get_tensor().set_names({name})
     node.set_friendly_name(name)
     return node
@@ -149,6 +150,8 @@ def build_model(
 ) -> ov.Model:
     """The decoder; with ``inputs_embeds`` it takes ``[B, T, hidden]`` embeddings instead of
     token ids (a vision-language model's language part, fed by its embedding models)."""
+    if inputs_embeds and table is not None and not by_position:
+        raise ValueError("a table keyed by the current token needs input_ids, not inputs_embeds")
     rng = np.random.default_rng(0)
     head_dim = hidden // heads
 
@@ -157,12 +160,12 @@ def build_model(
         return ops.constant((rng.standard_normal(shape) * scale).astype(np.float32))
 
     if inputs_embeds:
-        first = _name(ops.parameter([-1, -1, hidden], ov.Type.f32), "inputs_embeds")
+        first = named(ops.parameter([-1, -1, hidden], ov.Type.f32), "inputs_embeds")
     else:
-        first = input_ids = _name(ops.parameter([-1, -1], ov.Type.i64), "input_ids")
-    attention_mask = _name(ops.parameter([-1, -1], ov.Type.i64), "attention_mask")
-    position_ids = _name(ops.parameter([-1, -1], ov.Type.i64), "position_ids")
-    beam_idx = _name(ops.parameter([-1], ov.Type.i32), "beam_idx")
+        first = input_ids = named(ops.parameter([-1, -1], ov.Type.i64), "input_ids")
+    attention_mask = named(ops.parameter([-1, -1], ov.Type.i64), "attention_mask")
+    position_ids = named(ops.parameter([-1, -1], ov.Type.i64), "position_ids")
+    beam_idx = named(ops.parameter([-1], ov.Type.i32), "beam_idx")
 
     x = first if inputs_embeds else ops.gather(weight(vocab, hidden), input_ids, 0)
     x = ops.add(x, ops.gather(weight(MAX_POSITIONS, hidden), position_ids, 0))
@@ -219,7 +222,7 @@ def build_model(
         # Rows by the current token (scripted_logits) or by position (positional_logits).
         key = position_ids if by_position else input_ids
         logits = ops.add(logits, ops.gather(ops.constant(table), key, 0))
-    result = _name(ops.result(logits), "logits")
+    result = named(ops.result(logits), "logits")
     result.input_value(0).get_tensor().set_names({"logits"})
     return ov.Model([result], sinks, [first, attention_mask, position_ids, beam_idx], "llm")
 

@@ -41,6 +41,7 @@ from build_llm_folder import (
     SPECIAL_TOKENS,
     build_model,
     build_tokenizer,
+    named,
     readable_bias,
 )
 
@@ -52,20 +53,14 @@ CLIP_MEAN = [0.48145466, 0.4578275, 0.40821073]
 CLIP_STD = [0.26862954, 0.26130258, 0.27577711]
 
 
-def _name(node, name: str):
-    node.output(0).get_tensor().set_names({name})
-    node.set_friendly_name(name)
-    return node
-
-
 def _result(node, name: str) -> ov.Output:
-    result = _name(ops.result(node), name)
+    result = named(ops.result(node), name)
     result.input_value(0).get_tensor().set_names({name})
     return result
 
 
 def text_embeddings_model(table: np.ndarray) -> ov.Model:
-    ids = _name(ops.parameter([-1, -1], ov.Type.i64), "input")
+    ids = named(ops.parameter([-1, -1], ov.Type.i64), "input")
     embeds = _result(ops.gather(ops.constant(table), ids, 0), "inputs_embeds")
     return ov.Model([embeds], [ids], "text_embeddings")
 
@@ -76,7 +71,7 @@ def vision_embeddings_model(hidden: int, patch: int) -> ov.Model:
     def weight(*shape):
         return ops.constant((rng.standard_normal(shape) * 0.2).astype(np.float32))
 
-    pixels = _name(ops.parameter([-1, 3, -1, -1], ov.Type.f32), "pixel_values")
+    pixels = named(ops.parameter([-1, 3, -1, -1], ov.Type.f32), "pixel_values")
     x = ops.convolution(
         pixels, weight(hidden, 3, patch, patch), [patch, patch], [0, 0], [0, 0], [1, 1]
     )

@@ -59,7 +59,8 @@ def test_a_wrong_tokenize_request_gets_the_tokenize_message(encoders, graph: str
 
 
 def test_the_graph_still_embeds_after_tokenize_requests(encoders) -> None:
-    tokenize(encoders, {"model": "embed", "text": ["x"] * 4, "pad_to_max_length": True})
+    padded = tokenize(encoders, {"model": "embed", "text": ["x"] * 4, "pad_to_max_length": True})
+    assert padded.status == 200, padded.body
     reply = encoders.request(
         "POST",
         "/v3/embeddings",

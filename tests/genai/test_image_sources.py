@@ -28,7 +28,7 @@ from ovmsx.genai.vision.image_sources import (
     MediaAccess,
     image_bytes,
 )
-from ovmsx.genai.vision.image_tensor import PARSING_FAILED, ImageDecodeError, image_tensor
+from ovmsx.genai.vision.rgb_image import PARSING_FAILED, ImageDecodeError, rgb_image
 
 RED_PIXELS = np.zeros((3, 4, 3), np.uint8)
 RED_PIXELS[:, :, 2] = 255  # OpenCV's BGR: red
@@ -183,7 +183,7 @@ def _encoded(extension: str, pixels: np.ndarray) -> bytes:
 
 @pytest.mark.parametrize("extension", [".png", ".bmp", ".gif"])
 def test_an_image_becomes_rgb_u8_with_a_batch_axis(extension: str) -> None:
-    tensor = image_tensor(_encoded(extension, RED_PIXELS))
+    tensor = rgb_image(_encoded(extension, RED_PIXELS))
     assert tensor.dtype == np.uint8
     assert tensor.shape == (1, 3, 4, 3)
     # Red, in RGB order (GIF's palette may move it a little).
@@ -192,17 +192,17 @@ def test_an_image_becomes_rgb_u8_with_a_batch_axis(extension: str) -> None:
 
 def test_grey_alpha_sixteen_bit_and_jpeg_images_become_three_channels() -> None:
     grey = np.full((5, 6), 200, np.uint8)
-    assert image_tensor(_encoded(".png", grey)).shape == (1, 5, 6, 3)
+    assert rgb_image(_encoded(".png", grey)).shape == (1, 5, 6, 3)
     alpha = np.dstack([RED_PIXELS, np.full((3, 4), 128, np.uint8)])
-    np.testing.assert_array_equal(image_tensor(_encoded(".png", alpha))[0, 1, 1], [255, 0, 0])
+    np.testing.assert_array_equal(rgb_image(_encoded(".png", alpha))[0, 1, 1], [255, 0, 0])
     deep = (RED_PIXELS.astype(np.uint16) << 8) | 0xFF
-    np.testing.assert_array_equal(image_tensor(_encoded(".png", deep))[0, 2, 3], [255, 0, 0])
+    np.testing.assert_array_equal(rgb_image(_encoded(".png", deep))[0, 2, 3], [255, 0, 0])
     photo = np.random.default_rng(0).integers(0, 255, (16, 24, 3), np.uint8)
-    assert image_tensor(_encoded(".jpg", photo)).shape == (1, 16, 24, 3)
+    assert rgb_image(_encoded(".jpg", photo)).shape == (1, 16, 24, 3)
 
 
 @pytest.mark.parametrize("data", [b"", b"not an image", PNG[:20]])
 def test_bytes_that_are_no_image_are_refused(data: bytes) -> None:
     with pytest.raises(ImageDecodeError) as error:
-        image_tensor(data)
+        rgb_image(data)
     assert str(error.value) == PARSING_FAILED

@@ -24,7 +24,7 @@ import logging
 import os
 import time
 from dataclasses import dataclass
-from pathlib import Path, PurePath
+from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import urllib3
@@ -75,7 +75,12 @@ class MediaAccess:
         return urlsplit(url).hostname in self.domains
 
 
-def image_bytes(url: str, access: MediaAccess, pool: urllib3.PoolManager | None = None) -> bytes:
+_POOL = urllib3.PoolManager(
+    num_pools=16, timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT_S, read=READ_TIMEOUT_S)
+)
+
+
+def image_bytes(url: str, access: MediaAccess) -> bytes:
     """The bytes ``url`` names; ``ImageSourceError`` with OVMS's message when it may not be
     fetched or cannot be."""
     marker = url.find("base64,")
@@ -86,24 +91,19 @@ def image_bytes(url: str, access: MediaAccess, pool: urllib3.PoolManager | None 
         except (binascii.Error, ValueError):
             raise ImageSourceError(BAD_BASE64) from None
     if url.startswith(("http://", "https://")):
-        return _downloaded(url, access, pool or _POOL)
+        return _downloaded(url, access)
     if url.startswith(_OTHER_SCHEMES):
         raise ImageSourceError(f"{DOWNLOAD_FAILED}: ovmsx downloads images over http and https")
     return _local_file(url, access)
 
 
-_POOL = urllib3.PoolManager(
-    num_pools=16, timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT_S, read=READ_TIMEOUT_S)
-)
-
-
-def _downloaded(url: str, access: MediaAccess, pool: urllib3.PoolManager) -> bytes:
+def _downloaded(url: str, access: MediaAccess) -> bytes:
     if not access.allows_host(url):
         raise ImageSourceError(NOT_ALLOWED_DOMAIN)
     deadline = time.monotonic() + DOWNLOAD_DEADLINE_S
     for _ in range(MAX_REDIRECTS + 1):
         try:
-            response = pool.request(
+            response = _POOL.request(
                 "GET", url, preload_content=False, redirect=False, retries=False
             )
         except urllib3.exceptions.HTTPError as error:
@@ -162,7 +162,7 @@ def _body(response, url: str, deadline: float) -> bytes:
 def _local_file(text: str, access: MediaAccess) -> bytes:
     if access.local_path is None:
         raise ImageSourceError(LOCAL_DISABLED)
-    if ".." in PurePath(text).parts or ".." in text.replace("\\", "/").split("/"):
+    if ".." in text.replace("\\", "/").split("/"):  # OVMS's forms, Windows' included
         raise ImageSourceError(f"Path {text} escape with .. is forbidden.")
     path = Path(os.path.normpath(os.path.abspath(text)))
     try:

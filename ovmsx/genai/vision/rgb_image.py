@@ -12,27 +12,21 @@ import numpy as np
 from ovmsx.images.decode import decode
 
 PARSING_FAILED = "Image parsing failed"
+# OpenCV's channel orders (grey, BGR, BGRA) to RGB.
+_TO_RGB = {1: cv2.COLOR_GRAY2RGB, 3: cv2.COLOR_BGR2RGB, 4: cv2.COLOR_BGRA2RGB}
 
 
 class ImageDecodeError(ValueError):
     """Bytes that are no image OVMS reads (a 400, with its message)."""
 
 
-def image_tensor(data: bytes) -> np.ndarray:
+def rgb_image(data: bytes) -> np.ndarray:
     image = decode(memoryview(data))
-    if image is None:
+    if image is None or image.dtype not in (np.uint8, np.uint16):
+        raise ImageDecodeError(PARSING_FAILED)
+    conversion = _TO_RGB.get(image.shape[2])
+    if conversion is None:
         raise ImageDecodeError(PARSING_FAILED)
     if image.dtype == np.uint16:
         image = (image >> 8).astype(np.uint8)
-    elif image.dtype != np.uint8:
-        raise ImageDecodeError(PARSING_FAILED)
-    channels = image.shape[2]
-    if channels == 1:
-        rgb = cv2.cvtColor(image, cv2.COLOR_GRAY2RGB)
-    elif channels == 3:
-        rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
-    elif channels == 4:
-        rgb = cv2.cvtColor(image, cv2.COLOR_BGRA2RGB)
-    else:
-        raise ImageDecodeError(PARSING_FAILED)
-    return np.ascontiguousarray(rgb)[np.newaxis]
+    return cv2.cvtColor(image, conversion)[np.newaxis]
